@@ -1,0 +1,83 @@
+"""What the ``census`` command shows a person: progress on stderr, tables on stdout.
+
+Only the CLI imports this module; the library reports through ``pipeline.progress``.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import polars as pl
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from pipeline.settings import Settings
+
+
+class ConsoleObserver:
+    """Rich progress bars on a terminal; plain log lines otherwise. Waits are always shown."""
+
+    def __init__(self, settings: Settings, console: Console | None = None) -> None:
+        self._console = console or Console(stderr=True)
+        self._redact = settings.redact
+        self._progress: Progress | None = None
+        self._task: Any = None
+
+    def stage(self, name: str, total: int) -> None:
+        """Start a bar (terminal) or say which stage starts."""
+        self.close()
+        if not self._console.is_terminal:
+            self._say(f"{name}: {total} repositories")
+            return
+        self._progress = Progress(
+            TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+            TextColumn("{task.fields[last]}"), TimeElapsedColumn(), console=self._console,
+        )
+        self._progress.start()
+        self._task = self._progress.add_task(name, total=total, last="")
+
+    def advance(self, label: str, outcome: str, detail: str = "") -> None:
+        """Advance the bar, and print every skip with its reason."""
+        if outcome == "skipped" or not self._progress:
+            self._say(f"{label}: {outcome}" + (f": {detail}" if detail else ""))
+        if self._progress is not None:
+            self._progress.update(self._task, advance=1, last=f"{label} {outcome}")
+
+    def waiting(self, label: str, seconds: float, reason: str) -> None:
+        """Say how long we wait and why."""
+        self._say(f"{label}: waiting {seconds:.1f}s before retrying: {reason}")
+
+    def close(self) -> None:
+        """Stop the current bar, if any."""
+        if self._progress is not None:
+            self._progress.stop()
+            self._progress = None
+
+    def _say(self, text: str) -> None:
+        self._console.print(self._redact(text), markup=False, highlight=False, soft_wrap=True)
+
+
+def totals_table(frame: pl.DataFrame, title: str) -> Table:
+    """The per-repository totals as a rich table (counts right-aligned, reasons last)."""
+    table = Table(title=title, title_justify="left")
+    for column in frame.columns:
+        numeric = frame.schema[column].is_numeric()
+        table.add_column(column, justify="right" if numeric else "left", overflow="fold")
+    for row in frame.iter_rows():
+        table.add_row(*(_cell(name, value) for name, value in zip(frame.columns, row, strict=True)))
+    return table
+
+
+def _cell(column: str, value: object) -> str:
+    if value is None:
+        return ""
+    if column == "commit":
+        return str(value)[:12]
+    return str(value)
+
+
+def stdout_console() -> Console:
+    """A console for tables: wide enough not to fold a census table when piped."""
+    return Console(width=None if sys.stdout.isatty() else 200)

@@ -1,0 +1,57 @@
+"""The exception tree of the census pipeline.
+
+Every error the library raises on purpose derives from :class:`CensusError`, and every
+message names its unit: the manifest file and entry number, or the repository and commit.
+The CLI turns these into exit codes in one place (``pipeline.cli``)::
+
+    CensusError
+    ├── ManifestError          bad manifest: file, entry number, what is wrong   (exit 2)
+    ├── SourceError            one repository could not be pinned, fetched or read
+    │   ├── NotFoundError      the repository, ref or commit does not exist
+    │   ├── RateLimitError     rate limited for longer than the allowed wait
+    │   ├── TransportError     network failures that outlasted every retry
+    │   └── ArchiveError       the archive is not a valid gzip/tar stream, or is corrupt
+    └── StoreError             the DuckDB database cannot be opened or written  (exit 1)
+        └── StoreLockedError   another census process holds the database
+
+A :class:`SourceError` never stops a census: the stage that catches it records the
+repository as a skipped row with ``str(error)`` as its reason.
+"""
+
+from __future__ import annotations
+
+
+class CensusError(Exception):
+    """Base of every error the census raises on purpose."""
+
+
+class ManifestError(CensusError):
+    """A manifest that cannot be used; the message names the file and the entry."""
+
+
+class SourceError(CensusError):
+    """One repository could not be pinned, fetched or read; it becomes a skipped row."""
+
+
+class NotFoundError(SourceError):
+    """The repository, ref or commit does not exist (HTTP 404, unknown git object)."""
+
+
+class RateLimitError(SourceError):
+    """The API asked us to wait longer than the configured maximum."""
+
+
+class TransportError(SourceError):
+    """Network failures (5xx, resets, truncated bodies) that outlasted every retry."""
+
+
+class ArchiveError(SourceError):
+    """An archive whose gzip or tar framing is broken, or whose checksum does not match."""
+
+
+class StoreError(CensusError):
+    """The DuckDB database cannot be opened or written."""
+
+
+class StoreLockedError(StoreError):
+    """Another process holds the database open for writing."""

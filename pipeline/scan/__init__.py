@@ -1,0 +1,7 @@
+"""Scanners that read a tree's members in one pass.
+
+``SCANNER_VERSION`` changes whenever a scanner could count differently; a snapshot scanned
+by another version is scanned again (from the cache, without downloading).
+"""
+
+SCANNER_VERSION = "1"

@@ -1,0 +1,214 @@
+"""The DuckDB database: schema, and the writes each stage makes.
+
+Tables (later stages extend these, never rename them):
+
+- ``snapshots``: one row per (repo, commit): what was fetched and scanned, or why not.
+- ``term_counts``: (repo, commit, path, term, count), non-zero counts only.
+- ``skipped_files``: (repo, commit, path, kind): members that were not read, and why.
+- ``manifest_entries``: the manifest as last run, with the published figures.
+- view ``repo_term_totals``: every term of every scanned snapshot, zeros included.
+
+Each repository's scan is written in one transaction, so a crash leaves either the old
+rows or the new ones. A row already scanned is never replaced by a later failure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import duckdb
+
+from pipeline.errors import StoreError, StoreLockedError
+from pipeline.manifest import Manifest
+from pipeline.scan.tree import TreeScan
+from pipeline.source import Fetched
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS snapshots (
+    repo VARCHAR NOT NULL,
+    commit VARCHAR,
+    archive_sha256 VARCHAR,
+    archive_size_bytes BIGINT,
+    regular_files BIGINT,
+    skipped_members BIGINT,
+    content_bytes BIGINT,
+    fetched_at_utc TIMESTAMP,
+    scanned_at_utc TIMESTAMP,
+    scanner_version VARCHAR,
+    status VARCHAR NOT NULL,          -- fetched | scanned | skipped
+    skip_reason VARCHAR,
+    skipped_stage VARCHAR,            -- pin | fetch | scan
+    archive_root VARCHAR,
+    source VARCHAR,                   -- github | tarball | git
+    terms VARCHAR[]
+);
+CREATE TABLE IF NOT EXISTS term_counts (
+    repo VARCHAR NOT NULL, commit VARCHAR NOT NULL, path VARCHAR NOT NULL,
+    term VARCHAR NOT NULL, count BIGINT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS skipped_files (
+    repo VARCHAR NOT NULL, commit VARCHAR NOT NULL, path VARCHAR NOT NULL, kind VARCHAR NOT NULL
+);
+CREATE TABLE IF NOT EXISTS manifest_entries (
+    manifest VARCHAR NOT NULL, entry INTEGER NOT NULL, repo VARCHAR NOT NULL, commit VARCHAR,
+    ref VARCHAR, server_paths VARCHAR[], server_repo VARCHAR, note VARCHAR, source VARCHAR,
+    published MAP(VARCHAR, BIGINT)
+);
+CREATE OR REPLACE VIEW repo_term_totals AS
+WITH scanned AS (
+    SELECT repo, commit, unnest(terms) AS term FROM snapshots WHERE status = 'scanned'
+)
+SELECT s.repo, s.commit, s.term, coalesce(sum(c.count), 0)::BIGINT AS count
+FROM scanned s
+LEFT JOIN term_counts c ON c.repo = s.repo AND c.commit = s.commit AND c.term = s.term
+GROUP BY s.repo, s.commit, s.term;
+"""
+
+SAME = "repo = ? AND commit IS NOT DISTINCT FROM ?"
+
+
+class Store:
+    """An open census database; use as a context manager."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._con = duckdb.connect(str(path))
+            self._con.execute(SCHEMA)
+        except duckdb.IOException as exc:
+            if "lock" in str(exc).lower():
+                raise StoreLockedError(f"{path}: the database is in use by another census process") from exc
+            raise StoreError(f"{path}: cannot open the database: {exc}") from exc
+        except (duckdb.Error, OSError) as exc:
+            raise StoreError(f"{path}: cannot open the database: {exc}") from exc
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: type[BaseException] | BaseException | TracebackType | None) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the connection."""
+        self._con.close()
+
+    @property
+    def connection(self) -> duckdb.DuckDBPyConnection:
+        """The DuckDB connection, for queries."""
+        return self._con
+
+    def snapshot(self, repo: str, commit: str | None) -> dict[str, Any] | None:
+        """The snapshot row of ``repo`` at ``commit`` as a dict, if any."""
+        cursor = self._con.execute(f"SELECT * FROM snapshots WHERE {SAME}", [repo, commit])
+        rows = cursor.fetchall()  # fetch to the end: DuckDB keeps an unfinished result open
+        if not rows:
+            return None
+        return dict(zip([d[0] for d in cursor.description], rows[0], strict=True))
+
+    def is_current(self, repo: str, commit: str, fetched: Fetched, terms: Sequence[str], version: str) -> bool:
+        """Whether this tree was already scanned by ``version`` for ``terms``."""
+        row = self.snapshot(repo, commit)
+        return (
+            row is not None
+            and row["status"] == "scanned"
+            and row["scanner_version"] == version
+            and list(row["terms"] or []) == list(terms)
+            and row["archive_sha256"] == fetched.sha256
+        )
+
+    def record_fetch(self, repo: str, commit: str, fetched: Fetched, source: str) -> None:
+        """A tree is available; a scanned row of the same archive is left as it is."""
+        row = self.snapshot(repo, commit)
+        if row is not None and row["status"] == "scanned" and row["archive_sha256"] == fetched.sha256:
+            return
+        with self._transaction():
+            self._con.execute(f"DELETE FROM snapshots WHERE {SAME}", [repo, commit])
+            self._con.execute(
+                "INSERT INTO snapshots (repo, commit, archive_sha256, archive_size_bytes, fetched_at_utc,"
+                " status, archive_root, source) VALUES (?, ?, ?, ?, ?, 'fetched', ?, ?)",
+                [repo, commit, fetched.sha256, fetched.size_bytes, _naive(fetched.fetched_at_utc),
+                 fetched.root, source],
+            )
+
+    def record_skip(self, repo: str, commit: str | None, stage: str, reason: str) -> bool:
+        """Record a skipped repository unless it is already scanned; whether it was written."""
+        row = self.snapshot(repo, commit)
+        if row is not None and row["status"] == "scanned":
+            return False
+        with self._transaction():
+            self._con.execute(f"DELETE FROM snapshots WHERE {SAME}", [repo, commit])
+            self._con.execute(
+                "INSERT INTO snapshots (repo, commit, status, skip_reason, skipped_stage)"
+                " VALUES (?, ?, 'skipped', ?, ?)",
+                [repo, commit, reason, stage],
+            )
+        return True
+
+    def record_scan(
+        self, repo: str, commit: str, *, fetched: Fetched, source: str, scan: TreeScan,
+        terms: Sequence[str], version: str,
+    ) -> None:
+        """Replace everything known about this tree with ``scan``, in one transaction."""
+        paths, kinds = _columns(scan.skipped, 2)
+        cpaths, cterms, counts = _columns(scan.counts, 3)
+        with self._transaction():
+            for table in ("snapshots", "term_counts", "skipped_files"):
+                self._con.execute(f"DELETE FROM {table} WHERE {SAME}", [repo, commit])
+            self._con.execute(
+                "INSERT INTO snapshots VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'scanned', NULL, NULL, ?, ?, ?)",
+                [repo, commit, fetched.sha256, fetched.size_bytes, scan.regular_files,
+                 scan.skipped_members, scan.content_bytes, _naive(fetched.fetched_at_utc),
+                 _naive(datetime.now(UTC)), version, fetched.root, source, list(terms)],
+            )
+            self._con.execute(
+                "INSERT INTO term_counts SELECT ?, ?, unnest(?::VARCHAR[]), unnest(?::VARCHAR[]),"
+                " unnest(?::BIGINT[])",
+                [repo, commit, cpaths, cterms, counts],
+            )
+            self._con.execute(
+                "INSERT INTO skipped_files SELECT ?, ?, unnest(?::VARCHAR[]), unnest(?::VARCHAR[])",
+                [repo, commit, paths, kinds],
+            )
+
+    def record_manifest(self, manifest: Manifest, commits: dict[str, str | None]) -> None:
+        """Replace the stored copy of ``manifest`` (entries, pins and published figures)."""
+        with self._transaction():
+            self._con.execute("DELETE FROM manifest_entries WHERE manifest = ?", [manifest.name])
+            for e in manifest.repos:
+                published = dict(e.published)
+                self._con.execute(
+                    "INSERT INTO manifest_entries VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, MAP(?::VARCHAR[], ?::BIGINT[]))",
+                    [manifest.name, e.index, e.repo, commits.get(e.repo, e.commit), e.ref,
+                     list(e.server_paths), e.server_repo, e.note, str(e.source) if e.source else None,
+                     list(published), list(published.values())],
+                )
+
+    def _transaction(self) -> _Transaction:
+        return _Transaction(self._con)
+
+
+class _Transaction:
+    """BEGIN ... COMMIT, or ROLLBACK on any error."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
+        self._con = con
+
+    def __enter__(self) -> None:
+        self._con.execute("BEGIN TRANSACTION")
+
+    def __exit__(self, kind: type[BaseException] | None, *rest: object) -> None:
+        self._con.execute("COMMIT" if kind is None else "ROLLBACK")
+
+
+def _columns(rows: Sequence[tuple[Any, ...]], width: int) -> list[list[Any]]:
+    return [list(column) for column in zip(*rows, strict=True)] if rows else [[] for _ in range(width)]
+
+
+def _naive(moment: datetime) -> datetime:
+    """UTC as a naive timestamp (the ``_utc`` suffix of the column says the zone)."""
+    return moment.astimezone(UTC).replace(tzinfo=None)
