@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO, cast
+from typing import Any, BinaryIO, Self, cast
 
 from pipeline.errors import ArchiveError
 
@@ -98,6 +98,24 @@ class _HashingReader(io.RawIOBase):
         return len(data)
 
 
+class _WholeTarInfo(tarfile.TarInfo):
+    """Tar headers that must be whole: a missing, short or corrupt header is an error.
+
+    tarfile otherwise ends the member list quietly at such a header (after the first one),
+    so a tar cut at a member boundary or with a damaged header would read as complete.
+    Only the end-of-archive marker, a block of zeros, ends the archive.
+    """
+
+    @classmethod
+    def frombuf(cls, buf: bytes | bytearray, encoding: str, errors: str) -> Self:
+        if len(buf) == tarfile.BLOCKSIZE and not buf.strip(b"\0"):
+            return super().frombuf(buf, encoding, errors)  # the end marker: tarfile stops here
+        try:
+            return super().frombuf(buf, encoding, errors)
+        except tarfile.HeaderError as exc:
+            raise tarfile.ReadError(f"tar stream broken or cut short ({exc})") from None
+
+
 def display_path(name: str) -> str:
     """A tar member name as text: undecodable bytes become ``\\xNN`` escapes."""
     return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
@@ -171,7 +189,7 @@ def _open_stream(path: Path) -> Iterator[tuple[tarfile.TarFile, _HashingReader]]
         with path.open("rb") as raw:
             hasher = _HashingReader(raw)
             gz = gzip_impl.GzipFile(fileobj=hasher, mode="rb")  # type: ignore[no-untyped-call]
-            with tarfile.open(fileobj=gz, mode="r|") as stream:
+            with tarfile.open(fileobj=gz, mode="r|", tarinfo=_WholeTarInfo) as stream:
                 yield stream, hasher
             while gz.read(CHUNK_BYTES):  # the gzip trailer (CRC, size) is checked at EOF
                 pass

@@ -28,6 +28,8 @@ class ConsoleObserver:
     def stage(self, name: str, total: int) -> None:
         """Start a bar (terminal) or say which stage starts."""
         self.close()
+        if total == 0:
+            return
         if not self._console.is_terminal:
             self._say(f"{name}: {total} repositories")
             return

@@ -8,6 +8,7 @@ them, so it never tries to fetch them from a remote.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 from collections.abc import Iterator
@@ -107,6 +108,9 @@ class _CatFile:
     def __exit__(self, *exc: object) -> None:
         self._proc.kill()
         self._proc.wait()
+        with contextlib.suppress(BrokenPipeError):  # closing flushes; nothing is pending after open()
+            self._in.close()
+        self._out.close()
 
     def open(self, sha: bytes) -> tuple[int | None, Iterator[bytes]]:
         """Ask for a blob; its size (``None`` if missing) and a chunk stream of its content."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -20,8 +21,9 @@ import tomlkit
 from pipeline import terms as term_sets
 from pipeline.errors import ManifestError
 
-COMMIT_RE = re.compile(r"^[0-9a-fA-F]{40}$")
-REPO_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]*/[A-Za-z0-9._-]+$")
+# \Z, not $: "$" also matches before a trailing newline
+COMMIT_RE = re.compile(r"^[0-9a-fA-F]{40}\Z")
+REPO_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]*/[A-Za-z0-9._-]+\Z")
 CENSUS_KEYS = ("name", "description", "terms")
 REPO_KEYS = ("repo", "commit", "ref", "server_paths", "server_repo", "note", "source", "published")
 
@@ -94,29 +96,35 @@ def write_commits(path: Path, commits: Mapping[int, str]) -> None:
     """Write ``commits`` (entry index -> SHA) into ``path`` atomically, keeping the rest."""
     doc = _parse(path)
     entries = doc.get("repos")
+    newline = "\r\n" if "\r\n" in doc.as_string() else "\n"
     for index, commit in commits.items():
-        _set_commit(entries[index - 1], commit)
+        _set_commit(entries[index - 1], commit, newline)
     text = tomlkit.dumps(doc)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    with os.fdopen(fd, "w", encoding="utf-8") as out:
+    os.chmod(tmp, stat.S_IMODE(path.stat().st_mode))  # mkstemp makes it 0600; keep the file's mode
+    with os.fdopen(fd, "w", encoding="utf-8", newline="") as out:  # newline="": write the text as it is
         out.write(text)
     os.replace(tmp, path)
 
 
-def _set_commit(table: Any, commit: str) -> None:
+def _set_commit(table: Any, commit: str, newline: str) -> None:
     """Set ``commit`` in place, or on the line after ``repo`` when it is new."""
     if "commit" in table:
         table["commit"] = commit
         return
     try:  # tomlkit has no public "insert after"; its container method keeps the layout
-        table.value._insert_after("repo", "commit", commit)
+        value = tomlkit.item(commit)
+        if not isinstance(table, tomlkit.items.InlineTable):  # a line of its own, laid out like `repo`'s
+            value.trivia.indent = table.value.item("repo").trivia.indent
+            value.trivia.trail = newline
+        table.value._insert_after("repo", "commit", value)
     except (AttributeError, KeyError):  # pragma: no cover - a future tomlkit
         table["commit"] = commit
 
 
 def _parse(path: Path) -> Any:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_bytes().decode("utf-8")  # not read_text: keep "\r\n" as it is
     except (OSError, UnicodeDecodeError) as exc:
         raise ManifestError(f"{path}: cannot read the manifest: {exc}") from exc
     try:
@@ -173,7 +181,8 @@ def _entry(index: int, table: Any, base: Path, problems: list[str]) -> RepoEntry
         problems.append(f"{where}: must be a table")
         return None
     if isinstance(table.get("repo"), str):
-        where = f"entry {index} ({table['repo']})"
+        shown = table["repo"] if table["repo"].isprintable() else repr(table["repo"])  # one line per problem
+        where = f"entry {index} ({shown})"
     before = len(problems)
     for key in table:
         if key not in REPO_KEYS:
@@ -182,11 +191,14 @@ def _entry(index: int, table: Any, base: Path, problems: list[str]) -> RepoEntry
     commit = _string(table, "commit", where, problems)
     if commit is not None and not COMMIT_RE.match(commit):
         problems.append(f"{where}: commit {commit!r} is not 40 hexadecimal digits")
+    ref = _string(table, "ref", where, problems)
+    if ref is not None and (not ref.isprintable() or any(c.isspace() for c in ref)):
+        problems.append(f"{where}: ref {ref!r} is not a branch or tag name")
     entry = RepoEntry(
         index=index,
         repo=repo or "",
         commit=commit.lower() if commit else None,
-        ref=_string(table, "ref", where, problems),
+        ref=ref,
         server_paths=_strings(table, "server_paths", where, problems),
         server_repo=_repo_name(table, "server_repo", where, problems, required=False),
         note=_string(table, "note", where, problems),
@@ -232,7 +244,12 @@ def _source(table: Mapping[str, Any], base: Path, where: str, problems: list[str
     value = _string(table, "source", where, problems)
     if value is None:
         return None
-    return (base / Path(value).expanduser()).resolve()
+    try:
+        return (base / Path(value).expanduser()).resolve()
+    except (OSError, RuntimeError, ValueError) as exc:  # NUL byte, unknown ~user, symlink loop
+        reason = (str(exc).splitlines() or [type(exc).__name__])[0]
+        problems.append(f"{where}: source {value!r} is not a usable path ({reason})")
+        return None
 
 
 def _published(table: Mapping[str, Any], where: str, problems: list[str]) -> tuple[tuple[str, int], ...]:

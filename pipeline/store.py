@@ -123,6 +123,7 @@ class Store:
 
     def record_fetch(self, repo: str, commit: str, fetched: Fetched, source: str) -> None:
         """A tree is available; a scanned row of the same archive is left as it is."""
+        self._forget_unpinned(repo, commit)
         row = self.snapshot(repo, commit)
         if row is not None and row["status"] == "scanned" and row["archive_sha256"] == fetched.sha256:
             return
@@ -137,6 +138,7 @@ class Store:
 
     def record_skip(self, repo: str, commit: str | None, stage: str, reason: str) -> bool:
         """Record a skipped repository unless it is already scanned; whether it was written."""
+        self._forget_unpinned(repo, commit)
         row = self.snapshot(repo, commit)
         if row is not None and row["status"] == "scanned":
             return False
@@ -159,6 +161,7 @@ class Store:
         with self._transaction():
             for table in ("snapshots", "term_counts", "skipped_files"):
                 self._con.execute(f"DELETE FROM {table} WHERE {SAME}", [repo, commit])
+            self._forget_unpinned(repo, commit)
             self._con.execute(
                 "INSERT INTO snapshots VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'scanned', NULL, NULL, ?, ?, ?)",
                 [repo, commit, fetched.sha256, fetched.size_bytes, scan.regular_files,
@@ -187,6 +190,11 @@ class Store:
                      list(e.server_paths), e.server_repo, e.note, str(e.source) if e.source else None,
                      list(published), list(published.values())],
                 )
+
+    def _forget_unpinned(self, repo: str, commit: str | None) -> None:
+        """Drop ``repo``'s "could not be pinned" row (NULL commit) once it is known at a commit."""
+        if commit is not None:
+            self._con.execute("DELETE FROM snapshots WHERE repo = ? AND commit IS NULL", [repo])
 
     def _transaction(self) -> _Transaction:
         return _Transaction(self._con)

@@ -106,3 +106,61 @@ def _git(path: Path, *args: str) -> str:
     env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull}
     done = subprocess.run(["git", "-C", str(path), *args], capture_output=True, check=True, env=env)
     return done.stdout.decode()
+
+
+def git_env() -> dict[str, str]:
+    """The environment for git in tests: no system or global configuration."""
+    return {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull}
+
+
+def git(path: Path, *args: str) -> str:
+    """Run ``git -C path args`` with a test identity and no outside configuration; its stdout."""
+    identity = ("-c", "user.name=t", "-c", "user.email=t@example.invalid")
+    done = subprocess.run(["git", *identity, "-C", str(path), *args], capture_output=True, check=True, env=git_env())
+    return done.stdout.decode()
+
+
+def partial_clone(source: Path, dest: Path, limit: str = "1k") -> Path:
+    """A bare ``--filter=blob:limit=LIMIT`` clone of ``source`` over file:// (blobs above it missing)."""
+    git(source, "config", "uploadpack.allowFilter", "true")
+    git(
+        source.parent, "clone", "-q", "--bare", f"--filter=blob:limit={limit}", "--no-local",
+        source.resolve().as_uri(), str(dest),
+    )
+    return dest
+
+
+def missing_objects(repo: Path, commit: str) -> set[str]:
+    """The objects reachable from ``commit`` that ``repo`` lacks (``?sha`` lines of rev-list)."""
+    out = git(repo, "rev-list", "--objects", "--no-walk", "--missing=print", commit)
+    return {line[1:] for line in out.splitlines() if line.startswith("?")}
+
+
+def blob_sha(content: bytes) -> str:
+    """The git blob id of ``content`` (computed here, without git)."""
+    return hashlib.sha1(b"blob %d\0" % len(content) + content).hexdigest()
+
+
+def tar_member(
+    name: str | bytes, data: bytes = b"", *, kind: bytes = tarfile.REGTYPE, linkname: str = ""
+) -> tuple[tarfile.TarInfo, bytes]:
+    """One tar member; a ``bytes`` name may hold bytes that are not UTF-8."""
+    text = name.decode("utf-8", "surrogateescape") if isinstance(name, bytes) else name
+    info = tarfile.TarInfo(text)
+    info.type, info.linkname, info.mode = kind, linkname, 0o755 if kind == tarfile.DIRTYPE else 0o644
+    info.size = len(data) if kind in (tarfile.REGTYPE, tarfile.AREGTYPE) else 0
+    return info, data
+
+
+def raw_tarball(
+    entries: list[tuple[tarfile.TarInfo, bytes]], commit: str | None = None, fmt: int = tarfile.PAX_FORMAT
+) -> bytes:
+    """A tar.gz of exactly ``entries``, in order (any kinds, names kept as given)."""
+    buffer = io.BytesIO()
+    headers = {"comment": commit} if commit else {}
+    with tarfile.open(
+        fileobj=buffer, mode="w", format=fmt, pax_headers=headers, encoding="utf-8", errors="surrogateescape"
+    ) as tar:
+        for info, data in entries:
+            tar.addfile(info, io.BytesIO(data) if info.isreg() else None)
+    return gzip.compress(buffer.getvalue(), mtime=0)

@@ -1,0 +1,275 @@
+"""A loopback stand-in for the two GitHub REST endpoints the fetcher uses, with fault injection.
+
+Two threaded HTTP servers listen on 127.0.0.1, each on its own port (so their origins differ):
+
+- the *API* answers ``GET /repos/{owner}/{name}/commits/{ref}`` (``Accept:
+  application/vnd.github.sha``: the 40-hex SHA as text; ``HEAD`` is the default branch) and
+  ``GET /repos/{owner}/{name}/tarball/{commit}`` (a 302 to the codeload server);
+- the *codeload* server answers ``GET /{owner}/{name}/legacy.tar.gz/{commit}`` with the bytes.
+
+Unknown repositories, refs and commits are 404. Every request to either server is recorded
+(with its headers), and :meth:`GitHubServer.fail` queues faults per request path, consumed
+one per request: the next request to that path misbehaves instead of being served.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import socket
+import struct
+import threading
+from collections import deque
+from collections.abc import Mapping
+from contextlib import suppress
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import TracebackType
+from typing import cast
+from urllib.parse import unquote, urlsplit
+
+SHA_MEDIA_TYPE = "application/vnd.github.sha"
+HTML_PAGE = b"<!DOCTYPE html><html><body><h1>Sign in to the network</h1></body></html>\n"
+COMMITS = re.compile(r"^/repos/([^/]+)/([^/]+)/commits/([^/]+)$")
+TARBALL = re.compile(r"^/repos/([^/]+)/([^/]+)/tarball/([^/]+)$")
+CODELOAD = re.compile(r"^/([^/]+)/([^/]+)/legacy\.tar\.gz/([^/]+)$")
+
+
+@dataclass(frozen=True)
+class Fault:
+    """One misbehaviour, used up by one request.
+
+    ``kind`` is ``status`` (answer ``status`` with ``headers`` and a JSON error body that
+    echoes the request's ``Authorization``, so a client quoting error bodies would leak it),
+    ``reset`` (send the headers and half the body, then a TCP reset), ``truncate`` (promise the
+    full Content-Length, send half, close cleanly), ``html`` (a 200 HTML page instead of the
+    answer), ``loop`` (a 302 back to the same path) or ``hang`` (accept, never answer).
+    """
+
+    kind: str
+    status: int = 200
+    headers: tuple[tuple[str, str], ...] = ()
+
+
+def status(code: int, headers: Mapping[str, str] | None = None) -> Fault:
+    """A fault answering HTTP ``code`` with ``headers`` (e.g. ``Retry-After``)."""
+    return Fault("status", code, tuple((headers or {}).items()))
+
+
+RESET, TRUNCATE, HTML, LOOP, HANG = (Fault(kind) for kind in ("reset", "truncate", "html", "loop", "hang"))
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """One request as a server saw it; header names are lower case."""
+
+    server: str
+    """``api`` or ``codeload``."""
+    path: str
+    headers: Mapping[str, str]
+
+
+@dataclass
+class _Reply:
+    status: int
+    headers: dict[str, str] = field(default_factory=dict)
+    body: bytes = b""
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = False  # server_close() joins every handler thread
+
+    def __init__(self, owner: GitHubServer, name: str) -> None:
+        super().__init__(("127.0.0.1", 0), _Handler)
+        self.owner, self.name = owner, name
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}"
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        """Clients that hang up early are part of the tests: stay quiet."""
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive, as GitHub; every reply has a Content-Length
+
+    def setup(self) -> None:
+        super().setup()
+        self._server().owner._track(self.connection, add=True)
+
+    def finish(self) -> None:
+        try:
+            super().finish()
+        finally:
+            self._server().owner._track(self.connection, add=False)
+
+    def log_message(self, format: str, *args: object) -> None:
+        """No access log on stderr."""
+
+    def do_GET(self) -> None:
+        server = self._server()
+        path = urlsplit(self.path).path
+        headers = {k.lower(): v for k, v in self.headers.items()}
+        fault = server.owner._record_and_take(Recorded(server.name, path, headers))
+        reply = server.owner._route(server.name, path, headers)
+        if fault is None:
+            self._send(reply)
+        elif fault.kind == "status":  # the body echoes the credentials, to catch a client quoting it
+            echo = {"message": f"injected HTTP {fault.status}", "authorization": headers.get("authorization")}
+            self._send(_Reply(fault.status, {"Content-Type": "application/json", **dict(fault.headers)},
+                              json.dumps(echo).encode()))
+        elif fault.kind == "html":
+            self._send(_Reply(200, {"Content-Type": "text/html; charset=utf-8"}, HTML_PAGE))
+        elif fault.kind == "loop":
+            self._send(_Reply(302, {"Location": path}))
+        elif fault.kind == "hang":
+            server.owner._stopping.wait(30)
+            self.close_connection = True
+        else:  # reset or truncate: promise the whole body, deliver half
+            self._send(reply, len(reply.body) // 2)
+            self.close_connection = True
+            if fault.kind == "reset":
+                self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                self.rfile.close()
+                self.connection.close()  # linger 0: the peer gets RST, not FIN
+
+    def _send(self, reply: _Reply, cut: int | None = None) -> None:
+        """Send ``reply`` with its full Content-Length, but only ``cut`` bytes of its body if given."""
+        self.send_response(reply.status)
+        for name, value in {**reply.headers, "Content-Length": str(len(reply.body))}.items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(reply.body[:cut])
+
+    def _server(self) -> _Server:
+        return cast(_Server, self.server)
+
+
+class GitHubServer:
+    """The API and codeload servers; use as a context manager (the pytest fixture does)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._stopping = threading.Event()
+        self._open: set[socket.socket] = set()
+        self._repos: dict[str, tuple[dict[str, bytes], dict[str, str], str]] = {}
+        self._faults: dict[str, deque[Fault]] = {}
+        self.requests: list[Recorded] = []
+        """every request to either server, in arrival order."""
+        self._servers = [_Server(self, "api"), _Server(self, "codeload")]
+        self._threads = [
+            threading.Thread(target=s.serve_forever, kwargs={"poll_interval": 0.01}) for s in self._servers
+        ]
+        for thread in self._threads:
+            thread.start()
+
+    @property
+    def api_url(self) -> str:
+        """Root of the API, for ``Settings(api_url=...)`` and ``GITHUB_API_URL``."""
+        return self._servers[0].url
+
+    @property
+    def codeload_url(self) -> str:
+        """Root of the codeload server that tarball requests redirect to."""
+        return self._servers[1].url
+
+    def add_repo(
+        self, repo: str, archives: Mapping[str, bytes], branches: Mapping[str, str] | None = None,
+        default_branch: str = "main",
+    ) -> None:
+        """Serve ``repo``: ``archives`` maps commit -> tar.gz bytes; ``branches`` maps branch or
+        tag -> commit (default: ``default_branch`` at the last commit of ``archives``)."""
+        refs = dict(branches) if branches is not None else {default_branch: list(archives)[-1]}
+        with self._lock:
+            self._repos[repo.lower()] = (dict(archives), refs, default_branch)
+
+    def fail(self, path: str, fault: Fault, times: int = 1) -> None:
+        """Queue ``fault`` for the next ``times`` requests to ``path`` (after any queued ones)."""
+        with self._lock:
+            self._faults.setdefault(path, deque()).extend([fault] * times)
+
+    def faults_left(self, path: str) -> int:
+        """How many queued faults for ``path`` no request has used yet."""
+        with self._lock:
+            return len(self._faults.get(path, ()))
+
+    def requests_to(self, server: str) -> list[Recorded]:
+        """The recorded requests to ``api`` or ``codeload``."""
+        with self._lock:
+            return [r for r in self.requests if r.server == server]
+
+    @staticmethod
+    def commits_path(repo: str, ref: str) -> str:
+        """The API path that resolves ``ref``."""
+        return f"/repos/{repo}/commits/{ref}"
+
+    @staticmethod
+    def tarball_path(repo: str, commit: str) -> str:
+        """The API path of the tarball of ``repo`` at ``commit`` (it redirects)."""
+        return f"/repos/{repo}/tarball/{commit}"
+
+    @staticmethod
+    def codeload_path(repo: str, commit: str) -> str:
+        """The codeload path that serves the bytes of the tarball."""
+        return f"/{repo}/legacy.tar.gz/{commit}"
+
+    def close(self) -> None:
+        """Stop both servers: release hung handlers, drop kept-alive connections, join threads."""
+        self._stopping.set()
+        for server in self._servers:
+            server.shutdown()
+        with self._lock:
+            still_open = list(self._open)
+        for connection in still_open:
+            with suppress(OSError):
+                connection.shutdown(socket.SHUT_RDWR)
+        for server, thread in zip(self._servers, self._threads, strict=True):
+            thread.join()
+            server.server_close()
+
+    def __enter__(self) -> GitHubServer:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, value: BaseException | None, tb: TracebackType | None) -> None:
+        self.close()
+
+    def _track(self, connection: socket.socket, add: bool) -> None:
+        with self._lock:
+            (self._open.add if add else self._open.discard)(connection)
+
+    def _record_and_take(self, request: Recorded) -> Fault | None:
+        with self._lock:
+            self.requests.append(request)
+            queue = self._faults.get(request.path)
+            return queue.popleft() if queue else None
+
+    def _route(self, server: str, path: str, headers: Mapping[str, str]) -> _Reply:
+        """The answer a healthy GitHub would give."""
+        pattern = COMMITS if server == "api" else CODELOAD
+        match = pattern.match(path) or (TARBALL.match(path) if server == "api" else None)
+        if match is None:
+            return _not_found()
+        owner, name, last = (unquote(part) for part in match.groups())
+        with self._lock:
+            known = self._repos.get(f"{owner}/{name}".lower())
+        if known is None:
+            return _not_found()
+        archives, refs, default_branch = known
+        if match.re is COMMITS:
+            commit = refs.get(default_branch if last == "HEAD" else last) or (last if last in archives else None)
+            if commit is None:
+                return _not_found()
+            if headers.get("accept") != SHA_MEDIA_TYPE:
+                return _Reply(415, {"Content-Type": "application/json"}, b'{"message": "ask for the sha"}')
+            return _Reply(200, {"Content-Type": "text/plain; charset=utf-8"}, commit.encode())
+        if last not in archives:
+            return _not_found()
+        if match.re is TARBALL:
+            return _Reply(302, {"Location": self.codeload_url + self.codeload_path(f"{owner}/{name}", last)})
+        disposition = f"attachment; filename={owner}-{name}-{last[:7]}.tar.gz"
+        return _Reply(200, {"Content-Type": "application/x-gzip", "Content-Disposition": disposition}, archives[last])
+
+
+def _not_found() -> _Reply:
+    return _Reply(404, {"Content-Type": "application/json"}, b'{"message": "Not Found"}')

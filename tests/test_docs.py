@@ -1,0 +1,68 @@
+"""The README cannot drift from the code: commands, options, variables, schema, exit codes."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import click
+
+from pipeline import cli
+from pipeline.manifest import load
+from pipeline.settings import ENV
+from pipeline.store import Store
+
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def _first_block() -> list[str]:
+    match = re.search(r"```[a-z]*\n(.*?)```", README, re.S)
+    assert match is not None
+    return match.group(1).strip().splitlines()
+
+
+def test_readme_opens_with_two_commands_main_job_then_tests() -> None:
+    assert README.index("```") < README.index("\n## ")
+    main_job, tests = _first_block()
+    manifest = re.search(r"census run (\S+)", main_job)
+    assert manifest is not None
+    assert load(ROOT / manifest.group(1)).repos  # the manifest it names is valid
+    assert tests.rstrip().endswith("pytest")
+    assert ".[test]" in tests
+
+
+def test_ci_runs_the_readme_test_line() -> None:
+    script = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert "README.md" in script
+    assert "sed -n 2p" in script
+
+
+def test_every_command_and_option_is_documented() -> None:
+    group = cli.main
+    assert isinstance(group, click.Group)
+    for name, command in group.commands.items():
+        assert f"`census {name} MANIFEST`" in README, name
+        for param in command.params:
+            if isinstance(param, click.Option):
+                assert any(f"`{opt}" in README for opt in param.opts), (name, param.opts)
+    for variable in ENV.values():
+        assert f"`{variable}`" in README, variable
+
+
+def test_exit_codes_match_the_cli() -> None:
+    table = dict(re.findall(r"^\| (\d) \| (.+) \|$", README, re.M))
+    assert set(table) == {str(cli.EXIT_OK), str(cli.EXIT_FAILED), str(cli.EXIT_USAGE)}
+    assert "manifest" in table[str(cli.EXIT_USAGE)]
+    assert "--strict" in table[str(cli.EXIT_FAILED)]
+
+
+def test_schema_table_lists_the_real_columns(tmp_path: Path) -> None:
+    documented = {
+        name: [c.strip() for c in columns.split(",")]
+        for name, columns in re.findall(r"^\| `(\w+)`(?: \(view\))? \| [^|]+ \| ([^|]+) \|$", README, re.M)
+    }
+    with Store(tmp_path / "c.duckdb") as store:
+        for table in ("snapshots", "term_counts", "skipped_files", "manifest_entries", "repo_term_totals"):
+            cursor = store.connection.execute(f"SELECT * FROM {table} LIMIT 0")
+            assert documented[table] == [d[0] for d in cursor.description], table
