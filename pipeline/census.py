@@ -89,6 +89,10 @@ class Census:
                 outcome = self._scan_one(entry, store, fetched)
             yield self._done(entry, outcome)
 
+    def close(self) -> None:
+        """Release the network session."""
+        self.client.close()
+
     def source(self, entry: RepoEntry) -> ArchiveSource:
         """Where ``entry``'s trees come from."""
         return source_for(entry, self.client, self.cache)
@@ -121,6 +125,12 @@ class Census:
         source, terms = self.source(entry), self.manifest.terms
         try:
             fetched = fetched or source.locate(commit)
+        except Exception as exc:  # not fetched: keep the fetch stage's reason if it gave one
+            row = store.snapshot(entry.repo, commit)
+            if row is not None and row["status"] == "skipped":
+                return Outcome(entry.repo, commit, "skipped", row["skip_reason"])
+            return self._skip(store, entry.repo, commit, "scan", exc)
+        try:
             if store.is_current(entry.repo, commit, fetched, terms, SCANNER_VERSION):
                 return Outcome(entry.repo, commit, "unchanged")
             scan = scan_tree(source.members(commit, fetched), terms)

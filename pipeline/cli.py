@@ -116,6 +116,7 @@ def _run_stage(name: str, manifest_path: Path, settings: Settings, show_totals: 
             return skipped
     finally:
         observer.close()
+        census.close()
 
 
 def _count_skips(outcomes: Iterable[Any]) -> int:

@@ -66,6 +66,10 @@ class GitHubClient:
         )
         self.requests_sent = 0
 
+    def close(self) -> None:
+        """Close the HTTP session and its pooled connections."""
+        self._session.close()
+
     def resolve(self, repo: str, ref: str | None) -> str:
         """The commit SHA that ``ref`` names (the default branch when ``None``)."""
         url = f"{self._api}/repos/{repo}/commits/{quote(ref or 'HEAD', safe='')}"
@@ -148,7 +152,7 @@ class GitHubClient:
                 for chunk in response.iter_content(archive.CHUNK_BYTES):
                     written += out.write(chunk)
         except NETWORK_ERRORS as exc:
-            raise _Retry(f"the connection broke after {written} bytes ({type(exc).__name__})") from exc
+            raise _Retry(f"the connection broke mid-body after {written} bytes were saved ({type(exc).__name__})") from exc
         if expected is not None and expected.isdigit() and written != int(expected):
             raise _Retry(f"the body was truncated: {written} of {expected} bytes")
 
