@@ -152,7 +152,8 @@ class GitHubClient:
                 for chunk in response.iter_content(archive.CHUNK_BYTES):
                     written += out.write(chunk)
         except NETWORK_ERRORS as exc:
-            raise _Retry(f"the connection broke mid-body after {written} bytes were saved ({type(exc).__name__})") from exc
+            broke = f"the connection broke mid-body after {written} bytes were saved"
+            raise _Retry(f"{broke} ({type(exc).__name__})") from exc
         if expected is not None and expected.isdigit() and written != int(expected):
             raise _Retry(f"the body was truncated: {written} of {expected} bytes")
 
