@@ -1,0 +1,147 @@
+"""The registration detector: every MCP tool a tree defines, with its declared annotations.
+
+It runs in the scanner's single pass: ``Detector.wants`` says which members to keep,
+``Detector.add`` takes each kept file's bytes, and ``Detector.finish`` runs the language
+detectors in two phases over the kept files:
+
+1. ``index``: every file of a language is indexed first (the project's wrappers, constants
+   and annotation presets), so that
+2. ``detect`` can follow them one level when it reads registrations.
+
+Each language detector lives in its own module (``python``, ``typescript``, ``go``, ``rust``,
+``jvm``, ``csharp``, ``php``, ``ruby``, ``swift``) and implements ``LanguageDetector``.
+Registrations are attributed to an SDK by imports and package manifests (``deps``), never
+by a variable's name. Files under vendored, docs or build folders, and type definitions,
+are left out and recorded as ``Exclusion`` rows when they mention MCP at all.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections import defaultdict
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, replace
+from typing import Protocol
+
+from pipeline.scan.detect import deps, paths
+from pipeline.scan.detect.model import Exclusion, Tool
+from pipeline.scan.detect.sdks import SDKS
+from pipeline.scan.detect.source import SourceFile, language_of
+
+#: files larger than this are not parsed (generated code, bundles); recorded if relevant
+MAX_FILE_BYTES = 2 << 20
+#: bytes of source kept in memory per tree for the second phase; beyond it files are recorded
+MAX_KEPT_BYTES = 256 << 20
+
+#: language -> "module:class" of its detector (imported on first use)
+LANGUAGES = {
+    "python": "pipeline.scan.detect.python:PythonDetector",
+    "typescript": "pipeline.scan.detect.typescript:TypeScriptDetector",
+    "go": "pipeline.scan.detect.golang:GoDetector",
+    "rust": "pipeline.scan.detect.rust:RustDetector",
+    "java": "pipeline.scan.detect.jvm:JavaDetector",
+    "kotlin": "pipeline.scan.detect.jvm:KotlinDetector",
+    "csharp": "pipeline.scan.detect.csharp:CSharpDetector",
+    "php": "pipeline.scan.detect.php:PhpDetector",
+    "ruby": "pipeline.scan.detect.ruby:RubyDetector",
+    "swift": "pipeline.scan.detect.swift:SwiftDetector",
+}
+
+
+class LanguageDetector(Protocol):
+    """Finds tool definitions in the files of one language; one instance per tree."""
+
+    def index(self, file: SourceFile) -> None:
+        """Phase 1: learn the project's wrappers, constants and presets from ``file``."""
+
+    def detect(self, file: SourceFile) -> Iterator[Tool | Exclusion]:
+        """Phase 2: the tools ``file`` defines, or why it is left out."""
+
+
+DetectorFactory = Callable[[deps.Dependencies], LanguageDetector]
+
+
+def factory(language: str) -> DetectorFactory:
+    """The detector class for ``language``."""
+    module, name = LANGUAGES[language].split(":")
+    made: DetectorFactory = getattr(importlib.import_module(module), name)
+    return made
+
+
+@dataclass(frozen=True)
+class Detection:
+    """What the detector found in one tree."""
+
+    tools: tuple[Tool, ...]
+    """every tool definition, look-alikes included (``is_mcp`` false)."""
+    exclusions: tuple[Exclusion, ...]
+    """files left out on purpose, with the reason."""
+    files_parsed: int
+    """source files handed to a language detector."""
+
+
+class Detector:
+    """Collects one tree's relevant files during the scan pass, then detects its tools."""
+
+    def __init__(self) -> None:
+        self.dependencies = deps.Dependencies()
+        self._files: dict[str, list[SourceFile]] = defaultdict(list)
+        self._exclusions: list[Exclusion] = []
+        self._kept_bytes = 0
+
+    def wants(self, path: str, size_bytes: int) -> bool:
+        """Whether the scan should hand this member's bytes to ``add``."""
+        if deps.is_manifest(path):
+            return True
+        return language_of(path) is not None or paths.exclusion(path) is not None
+
+    def add(self, path: str, data: bytes) -> None:
+        """Take one wanted file's content."""
+        if deps.is_manifest(path):
+            self.dependencies.add(deps.parse(path, data))
+        language = language_of(path)
+        if language is None and paths.exclusion(path) is None:
+            return
+        file = SourceFile(path, data)
+        why = self._left_out(path, len(data))
+        if why is not None:
+            if (marker := paths.relevant(file.lower)) is not None:
+                self._exclusions.append(Exclusion(path, why[0], f"{why[1]} (mentions {marker.decode()})"))
+            return
+        if language is not None and b"tool" in file.lower:
+            self._files[language].append(file)
+            self._kept_bytes += len(data)
+
+    def _left_out(self, path: str, size: int) -> tuple[str, str] | None:
+        if (why := paths.exclusion(path)) is not None:
+            return why
+        if size > MAX_FILE_BYTES:
+            return "too-large", f"{size} bytes > {MAX_FILE_BYTES}"
+        if self._kept_bytes + size > MAX_KEPT_BYTES:
+            return "over-limit", f"more than {MAX_KEPT_BYTES} bytes of candidate source"
+        return None
+
+    def finish(self) -> Detection:
+        """Run every language detector over the kept files."""
+        tools: list[Tool] = []
+        parsed = 0
+        for language, files in sorted(self._files.items()):
+            detector = factory(language)(self.dependencies)
+            for file in files:
+                detector.index(file)
+                file.forget_tree()
+            for file in files:
+                for found in detector.detect(file):
+                    if isinstance(found, Exclusion):
+                        self._exclusions.append(found)
+                    else:
+                        tools.append(self._versioned(found))
+                file.forget_tree()
+            parsed += len(files)
+        return Detection(tuple(tools), tuple(self._exclusions), parsed)
+
+    def _versioned(self, tool: Tool) -> Tool:
+        if tool.sdk_version is not None or tool.sdk not in SDKS:
+            return tool
+        found = self.dependencies.find(SDKS[tool.sdk].packages, tool.path)
+        return replace(tool, sdk_version=found.version) if found else tool

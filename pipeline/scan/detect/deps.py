@@ -1,0 +1,198 @@
+"""Package manifests: which libraries a tree declares, where, and at which version.
+
+Read from the files themselves (package.json, pyproject.toml, requirements*.txt, go.mod,
+Cargo.toml, *.csproj, pom.xml, build.gradle[.kts], composer.json, Gemfile, *.gemspec,
+Package.swift). Imports attribute a registration to an SDK; the manifest supplies the
+version (for SDKs whose wire output changed between versions) and settles ambiguous imports.
+A manifest that does not parse is ignored: it is evidence, not input we must accept.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import tomllib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from posixpath import basename, dirname
+
+Parsed = Iterator[tuple[str, str | None]]
+
+
+@dataclass(frozen=True)
+class Dependency:
+    """One library declared by one package manifest."""
+
+    directory: str
+    """folder of the manifest ('' at the tree's root)."""
+    name: str
+    """package name as written (npm name, Go module path, crate, Maven group:artifact ...)."""
+    version: str | None
+    """version or constraint as written, when given."""
+
+
+def is_manifest(path: str) -> bool:
+    """Whether ``path`` names a package manifest this module reads."""
+    return _parser_for(basename(path)) is not None
+
+
+def parse(path: str, data: bytes) -> list[Dependency]:
+    """The dependencies ``path`` declares; an unreadable manifest gives none."""
+    parser = _parser_for(basename(path))
+    if parser is None:
+        return []
+    try:
+        text = data.decode("utf-8", errors="replace")
+        return [Dependency(dirname(path), name, version) for name, version in parser(text)]
+    except (ValueError, TypeError, AttributeError, tomllib.TOMLDecodeError):
+        return []
+
+
+class Dependencies:
+    """Every dependency of a tree, looked up from the manifest nearest to a file."""
+
+    def __init__(self, found: list[Dependency] | None = None) -> None:
+        self._found = list(found or [])
+
+    def add(self, found: list[Dependency]) -> None:
+        """Record more dependencies."""
+        self._found.extend(found)
+
+    def find(self, names: tuple[str, ...], path: str = "") -> Dependency | None:
+        """The dependency whose name starts with one of ``names``, from the manifest nearest ``path``."""
+        best: Dependency | None = None
+        for dep in self._found:
+            named = any(dep.name == n or dep.name.startswith(n + "/") for n in names)
+            if named and (best is None or _closer(dep.directory, best.directory, path)):
+                best = dep
+        return best
+
+    def has(self, names: tuple[str, ...]) -> bool:
+        """Whether any manifest declares one of ``names``."""
+        return self.find(names) is not None
+
+
+def _closer(candidate: str, current: str, path: str) -> bool:
+    def depth(directory: str) -> int:
+        inside = directory in ("", path) or path.startswith(directory + "/")
+        return directory.count("/") + (1 if directory else 0) if inside else -1
+
+    return depth(candidate) > depth(current)
+
+
+def _package_json(text: str) -> Parsed:
+    doc = json.loads(text)
+    for key in ("dependencies", "devDependencies", "peerDependencies", "optionalDependencies"):
+        for name, version in (doc.get(key) or {}).items():
+            yield name, str(version)
+
+
+_PEP508 = re.compile(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*([^;#]*)")
+
+
+def _requirement(line: str) -> tuple[str, str | None] | None:
+    found = _PEP508.match(line)
+    if not found or line.lstrip().startswith(("-", "#")):
+        return None
+    return found.group(1).lower(), found.group(2).strip() or None
+
+
+def _requirements(text: str) -> Parsed:
+    for line in text.splitlines():
+        if (req := _requirement(line)) is not None:
+            yield req
+
+
+def _pyproject(text: str) -> Parsed:
+    doc = tomllib.loads(text)
+    project = doc.get("project", {})
+    lines = list(project.get("dependencies", []))
+    for extra in project.get("optional-dependencies", {}).values():
+        lines.extend(extra)
+    for group in doc.get("dependency-groups", {}).values():
+        lines.extend(x for x in group if isinstance(x, str))
+    yield from (req for line in lines if (req := _requirement(line)) is not None)
+    for name, spec in doc.get("tool", {}).get("poetry", {}).get("dependencies", {}).items():
+        yield name.lower(), spec if isinstance(spec, str) else (spec or {}).get("version")
+
+
+_GO_REQUIRE = re.compile(r"^\s*(?:require\s+)?([\w.\-~/]+\.[\w.\-~/]+)\s+(v[\w.\-+]+)", re.M)
+
+
+def _go_mod(text: str) -> Parsed:
+    yield from _GO_REQUIRE.findall(text)
+
+
+def _cargo(text: str) -> Parsed:
+    doc = tomllib.loads(text)
+    tables = [doc.get(k, {}) for k in ("dependencies", "dev-dependencies", "build-dependencies")]
+    tables.append(doc.get("workspace", {}).get("dependencies", {}))
+    for table in tables:
+        for name, spec in table.items():
+            yield name, spec if isinstance(spec, str) else (spec or {}).get("version")
+
+
+_CSPROJ = re.compile(r"<Package(?:Reference|Version)\s+Include=\"([^\"]+)\"(?:\s+Version=\"([^\"]*)\")?", re.I)
+_POM_DEP = re.compile(r"<dependency>(.*?)</dependency>", re.S)
+_POM_FIELD = re.compile(r"<(groupId|artifactId|version)>\s*([^<]+?)\s*</")
+_GRADLE = re.compile(r"[\"']([\w.\-]+):([\w.\-]+)(?::([\w.\-+${}]+))?[\"']")
+_GEM = re.compile(r"^\s*(?:gem|\w+\.add(?:_runtime|_development)?_dependency)\s*\(?\s*[\"']([\w.\-]+)[\"']"
+                  r"(?:\s*,\s*[\"']([^\"']+)[\"'])?", re.M)
+_SWIFT_PACKAGE = re.compile(r"\.package\s*\(\s*(?:name:\s*\"[^\"]*\",\s*)?url:\s*\"([^\"]+?)(?:\.git)?\""
+                            r"(?:\s*,\s*(?:from|exact|branch|revision)?:?\s*\"([^\"]+)\")?")
+
+
+def _csproj(text: str) -> Parsed:
+    yield from ((n, v or None) for n, v in _CSPROJ.findall(text))
+
+
+def _pom(text: str) -> Parsed:
+    for block in _POM_DEP.findall(text):
+        fields = dict(_POM_FIELD.findall(block))
+        if "groupId" in fields and "artifactId" in fields:
+            yield f"{fields['groupId']}:{fields['artifactId']}", fields.get("version")
+
+
+def _gradle(text: str) -> Parsed:
+    yield from ((f"{g}:{a}", v or None) for g, a, v in _GRADLE.findall(text))
+
+
+def _composer(text: str) -> Parsed:
+    doc = json.loads(text)
+    for key in ("require", "require-dev"):
+        yield from ((n, str(v)) for n, v in (doc.get(key) or {}).items())
+
+
+def _gemfile(text: str) -> Parsed:
+    yield from ((n, v or None) for n, v in _GEM.findall(text))
+
+
+def _swift(text: str) -> Parsed:
+    for url, version in _SWIFT_PACKAGE.findall(text):
+        yield url.split("github.com/")[-1], version or None
+
+
+_EXACT: dict[str, Callable[[str], Parsed]] = {
+    "package.json": _package_json,
+    "pyproject.toml": _pyproject,
+    "go.mod": _go_mod,
+    "Cargo.toml": _cargo,
+    "pom.xml": _pom,
+    "build.gradle": _gradle,
+    "build.gradle.kts": _gradle,
+    "composer.json": _composer,
+    "Gemfile": _gemfile,
+    "Package.swift": _swift,
+}
+
+
+def _parser_for(name: str) -> Callable[[str], Parsed] | None:
+    if name in _EXACT:
+        return _EXACT[name]
+    if name.endswith((".csproj", ".fsproj")) or name == "Directory.Packages.props":
+        return _csproj
+    if name.endswith(".gemspec"):
+        return _gemfile
+    if name.startswith("requirements") and name.endswith((".txt", ".in")):
+        return _requirements
+    return None

@@ -1,0 +1,86 @@
+"""Every library the detector attributes tools to: MCP SDKs and the look-alikes it excludes.
+
+A registration is attributed by the file's imports (and, where imports are ambiguous, the
+package manifest), never by a receiver's variable name. ``wire`` says what each SDK sends
+for a tool beyond what the source declares (sdk-idioms.md section 2.6); the store turns it
+into the ``tool_hints_on_wire`` view.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Sdk:
+    """A library that registers tools."""
+
+    key: str
+    """the value of ``tools.sdk``."""
+    language: str
+    """``python``, ``typescript`` (JavaScript too), ``go``, ``rust``, ``java``, ``kotlin``,
+    ``csharp``, ``php``, ``ruby`` or ``swift``."""
+    is_mcp: bool
+    """False for agent frameworks and plugins whose tools are not MCP tools."""
+    packages: tuple[str, ...]
+    """import paths / package names that identify it."""
+    wire: str = "as-declared"
+    """what reaches a client: ``as-declared``; ``defaults-always`` (all four hints, spec
+    defaults for unset ones, even with no annotations); ``defaults-if-declared`` (the same,
+    once an annotations object exists); ``go-official`` (readOnly and idempotent sent as
+    false once an annotations object exists); ``mcp-go`` (``defaults-always`` from v0.27,
+    unless the whole struct is replaced with ``WithToolAnnotation``)."""
+
+
+_ALL = (
+    # Python
+    Sdk("python-mcp", "python", True, ("mcp.server", "mcp")),
+    Sdk("python-fastmcp", "python", True, ("fastmcp",)),
+    Sdk("python-claude-agent-sdk", "python", True, ("claude_agent_sdk", "claude-agent-sdk")),
+    Sdk("langchain", "python", False, ("langchain", "langchain_core", "langchain-core")),
+    Sdk("crewai", "python", False, ("crewai",)),
+    Sdk("openai-agents", "python", False, ("agents", "openai-agents")),
+    Sdk("pydantic-ai", "python", False, ("pydantic_ai", "pydantic-ai")),
+    Sdk("strands", "python", False, ("strands", "strands-agents")),
+    Sdk("agno", "python", False, ("agno",)),
+    Sdk("smolagents", "python", False, ("smolagents",)),
+    # TypeScript / JavaScript
+    Sdk("ts-mcp", "typescript", True, ("@modelcontextprotocol/sdk", "@modelcontextprotocol/server")),
+    Sdk("ts-fastmcp", "typescript", True, ("fastmcp",)),
+    Sdk("ts-mastra", "typescript", True, ("@mastra/mcp",)),
+    Sdk("openclaw", "typescript", False, ("openclaw", "openclaw/plugin-sdk")),
+    Sdk("vercel-ai", "typescript", False, ("ai",)),
+    Sdk("mastra-agent", "typescript", False, ("@mastra/core",)),
+    # Go
+    Sdk("go-official", "go", True, ("github.com/modelcontextprotocol/go-sdk",), wire="go-official"),
+    Sdk("go-mcp-go", "go", True, ("github.com/mark3labs/mcp-go",), wire="mcp-go"),
+    # Rust
+    Sdk("rust-rmcp", "rust", True, ("rmcp",)),
+    Sdk("rust-mcp-sdk", "rust", True, ("rust-mcp-sdk", "rust_mcp_sdk", "rust_mcp_macros")),
+    Sdk("rust-pmcp", "rust", True, ("pmcp",)),
+    Sdk("rust-mcp-core", "rust", True, ("mcp-core", "mcp_core")),
+    # JVM
+    Sdk("java-mcp", "java", True, ("io.modelcontextprotocol",)),
+    Sdk("java-spring-ai", "java", True, ("org.springaicommunity.mcp",), wire="defaults-always"),
+    Sdk("java-quarkus", "java", True, ("io.quarkiverse.mcp",)),
+    Sdk("spring-ai-tool", "java", False, ("org.springframework.ai.tool",)),
+    Sdk("langchain4j", "java", False, ("dev.langchain4j",)),
+    Sdk("kotlin-mcp", "kotlin", True, ("io.modelcontextprotocol.kotlin",), wire="kotlin"),
+    # .NET, PHP, Ruby, Swift
+    Sdk("csharp-mcp", "csharp", True, ("ModelContextProtocol",)),
+    Sdk("php-mcp-sdk", "php", True, ("Mcp\\", "mcp/sdk")),
+    Sdk("php-php-mcp", "php", True, ("PhpMcp\\", "php-mcp/server")),
+    Sdk("php-laravel", "php", True, ("Laravel\\Mcp\\", "laravel/mcp")),
+    Sdk("ruby-mcp", "ruby", True, ("mcp",), wire="defaults-if-declared"),
+    Sdk("ruby-fast-mcp", "ruby", True, ("fast-mcp", "fast_mcp")),
+    Sdk("swift-mcp", "swift", True, ("MCP", "modelcontextprotocol/swift-sdk")),
+    Sdk("swift-swiftmcp", "swift", True, ("SwiftMCP",)),
+)
+
+#: every known library by key
+SDKS: dict[str, Sdk] = {sdk.key: sdk for sdk in _ALL}
+
+
+def sdk(key: str) -> Sdk:
+    """The library registered under ``key``; a ``KeyError`` names an unknown one."""
+    return SDKS[key]

@@ -1,0 +1,99 @@
+"""A source file handed to a language detector: its bytes, and its syntax tree on demand.
+
+Trees come from tree-sitter with the per-language grammar wheels (they work offline; the
+language pack downloads grammars at run time, which a census must not do). Parsers are
+created once per process and language.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any
+
+import tree_sitter
+
+#: extension -> (language, grammar module, function returning the language)
+GRAMMARS: dict[str, tuple[str, str, str]] = {
+    ".py": ("python", "tree_sitter_python", "language"),
+    ".pyi": ("python", "tree_sitter_python", "language"),
+    ".ts": ("typescript", "tree_sitter_typescript", "language_typescript"),
+    ".mts": ("typescript", "tree_sitter_typescript", "language_typescript"),
+    ".cts": ("typescript", "tree_sitter_typescript", "language_typescript"),
+    ".tsx": ("typescript", "tree_sitter_typescript", "language_tsx"),
+    ".js": ("typescript", "tree_sitter_javascript", "language"),
+    ".mjs": ("typescript", "tree_sitter_javascript", "language"),
+    ".cjs": ("typescript", "tree_sitter_javascript", "language"),
+    ".jsx": ("typescript", "tree_sitter_javascript", "language"),
+    ".go": ("go", "tree_sitter_go", "language"),
+    ".rs": ("rust", "tree_sitter_rust", "language"),
+    ".java": ("java", "tree_sitter_java", "language"),
+    ".kt": ("kotlin", "tree_sitter_kotlin", "language"),
+    ".kts": ("kotlin", "tree_sitter_kotlin", "language"),
+    ".cs": ("csharp", "tree_sitter_c_sharp", "language"),
+    ".php": ("php", "tree_sitter_php", "language_php"),
+    ".rb": ("ruby", "tree_sitter_ruby", "language"),
+    ".swift": ("swift", "tree_sitter_swift", "language"),
+}
+
+
+def extension(path: str) -> str:
+    """The lower-cased extension of ``path`` ('' when it has none)."""
+    name = path.rsplit("/", 1)[-1]
+    return "." + name.rsplit(".", 1)[-1].lower() if "." in name.lstrip(".") else ""
+
+
+def language_of(path: str) -> str | None:
+    """The detector language for ``path``, or ``None`` when no detector reads it."""
+    grammar = GRAMMARS.get(extension(path))
+    return grammar[0] if grammar else None
+
+
+@cache
+def parser_for(module: str, function: str) -> tree_sitter.Parser:
+    """One tree-sitter parser per grammar, created on first use."""
+    grammar = getattr(importlib.import_module(module), function)()
+    return tree_sitter.Parser(tree_sitter.Language(grammar))
+
+
+@dataclass
+class SourceFile:
+    """One file of a tree, for a language detector."""
+
+    path: str
+    """path inside the tree."""
+    data: bytes
+    """the whole content."""
+    _lower: bytes | None = field(default=None, repr=False)
+    _tree: Any = field(default=None, repr=False)
+
+    @property
+    def lower(self) -> bytes:
+        """The content with ASCII letters lower-cased (for cheap byte prefilters)."""
+        if self._lower is None:
+            self._lower = self.data.lower()
+        return self._lower
+
+    @property
+    def tree(self) -> tree_sitter.Tree:
+        """The syntax tree (parsed on first use; tree-sitter recovers from syntax errors)."""
+        if self._tree is None:
+            _, module, function = GRAMMARS[extension(self.path)]
+            self._tree = parser_for(module, function).parse(self.data)
+        tree: tree_sitter.Tree = self._tree
+        return tree
+
+    def text(self, node: tree_sitter.Node | None) -> str:
+        """The source text of ``node`` ('' for ``None``), undecodable bytes replaced."""
+        if node is None:
+            return ""
+        return self.data[node.start_byte : node.end_byte].decode("utf-8", errors="replace")
+
+    def line(self, node: tree_sitter.Node) -> int:
+        """The 1-based line where ``node`` starts."""
+        return node.start_point[0] + 1
+
+    def forget_tree(self) -> None:
+        """Drop the syntax tree to free memory; it is parsed again if needed."""
+        self._tree = None

@@ -1,0 +1,74 @@
+"""Small helpers over tree-sitter nodes that every language detector needs."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable, Iterator
+
+import tree_sitter
+
+from pipeline.scan.detect.model import DYNAMIC, FALSE, TRUE
+
+Node = tree_sitter.Node
+
+
+def walk(node: Node) -> Iterator[Node]:
+    """``node`` and every node below it, depth first, in source order."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(reversed(current.children))
+
+
+def descendants(node: Node, types: Iterable[str]) -> Iterator[Node]:
+    """Every node below (and including) ``node`` whose type is one of ``types``."""
+    wanted = frozenset(types)
+    return (n for n in walk(node) if n.type in wanted)
+
+
+def named(node: Node) -> list[Node]:
+    """The named children of ``node`` (comments included, punctuation left out)."""
+    return [c for c in node.children if c.is_named]
+
+
+def boolean(text: str) -> str:
+    """``true`` / ``false`` for a boolean literal in any language's spelling, else ``dynamic``."""
+    value = text.strip().removeprefix("!!").strip("() ")
+    if value.lower() in ("true", "yes", ".t."):
+        return TRUE
+    if value.lower() in ("false", "no", ".f."):
+        return FALSE
+    return DYNAMIC
+
+
+_PREFIXES = ("r", "b", "u", "f", "rb", "br", "fr", "rf", "@", "$", "@$", "$@")
+
+
+def unquote(text: str) -> str | None:
+    """The value of a plain string literal ('..', "..", `..`, triple-quoted, raw or verbatim),
+    or ``None`` when ``text`` is not one (or interpolates: f-strings, `${}`, "#{}", "$x")."""
+    body = text.strip()
+    prefix = body[: len(body) - len(body.lstrip("rRbBuUfF@$"))]
+    if prefix and prefix.lower() not in _PREFIXES:
+        return None
+    body = body[len(prefix) :]
+    for quote in ('"""', "'''", '"', "'", "`"):
+        if len(body) >= 2 * len(quote) and body.startswith(quote) and body.endswith(quote):
+            inner = body[len(quote) : -len(quote)]
+            if "f" in prefix.lower() or "$" in prefix or (quote == "`" and "${" in inner):
+                return None
+            if "r" in prefix.lower() or "@" in prefix or quote == "`":
+                return inner
+            return _unescape(inner, quote)
+    return None
+
+
+def _unescape(inner: str, quote: str) -> str:
+    if "\\" not in inner:
+        return inner
+    try:
+        value = ast.literal_eval(quote + inner + quote)
+    except (ValueError, SyntaxError):
+        return inner
+    return value if isinstance(value, str) else inner
