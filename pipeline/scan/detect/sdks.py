@@ -23,7 +23,8 @@ class Sdk:
     is_mcp: bool
     """False for agent frameworks and plugins whose tools are not MCP tools."""
     packages: tuple[str, ...]
-    """import paths / package names that identify it."""
+    """import prefixes and package-manifest names that identify it (``Dependencies.find``
+    matches a manifest name exactly or as a ``name/`` prefix)."""
     wire: str = "as-declared"
     """what reaches a client: ``as-declared``; ``defaults-always`` (all four hints, spec
     defaults for unset ones, even with no annotations); ``defaults-if-declared`` (the same,
@@ -60,12 +61,12 @@ _ALL = (
     Sdk("rust-pmcp", "rust", True, ("pmcp",)),
     Sdk("rust-mcp-core", "rust", True, ("mcp-core", "mcp_core")),
     # JVM
-    Sdk("java-mcp", "java", True, ("io.modelcontextprotocol",)),
+    Sdk("java-mcp", "java", True, ("io.modelcontextprotocol", "io.modelcontextprotocol.sdk:mcp")),
     Sdk("java-spring-ai", "java", True, ("org.springaicommunity.mcp",), wire="defaults-always"),
     Sdk("java-quarkus", "java", True, ("io.quarkiverse.mcp",)),
     Sdk("spring-ai-tool", "java", False, ("org.springframework.ai.tool",)),
     Sdk("langchain4j", "java", False, ("dev.langchain4j",)),
-    Sdk("kotlin-mcp", "kotlin", True, ("io.modelcontextprotocol.kotlin",), wire="kotlin"),
+    Sdk("kotlin-mcp", "kotlin", True, ("io.modelcontextprotocol.kotlin", "io.modelcontextprotocol:kotlin-sdk", "io.modelcontextprotocol:kotlin-sdk-server"), wire="kotlin"),
     # .NET, PHP, Ruby, Swift
     Sdk("csharp-mcp", "csharp", True, ("ModelContextProtocol",)),
     Sdk("php-mcp-sdk", "php", True, ("Mcp\\", "mcp/sdk")),
