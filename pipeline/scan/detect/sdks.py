@@ -66,7 +66,13 @@ _ALL = (
     Sdk("java-quarkus", "java", True, ("io.quarkiverse.mcp",)),
     Sdk("spring-ai-tool", "java", False, ("org.springframework.ai.tool",)),
     Sdk("langchain4j", "java", False, ("dev.langchain4j",)),
-    Sdk("kotlin-mcp", "kotlin", True, ("io.modelcontextprotocol.kotlin", "io.modelcontextprotocol:kotlin-sdk", "io.modelcontextprotocol:kotlin-sdk-server"), wire="kotlin"),
+    Sdk(
+        "kotlin-mcp",
+        "kotlin",
+        True,
+        ("io.modelcontextprotocol.kotlin", "io.modelcontextprotocol:kotlin-sdk"),
+        wire="kotlin",
+    ),
     # .NET, PHP, Ruby, Swift
     Sdk("csharp-mcp", "csharp", True, ("ModelContextProtocol",)),
     Sdk("php-mcp-sdk", "php", True, ("Mcp\\", "mcp/sdk")),
