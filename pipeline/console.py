@@ -82,4 +82,4 @@ def _cell(column: str, value: object) -> str:
 
 def stdout_console() -> Console:
     """A console for tables: wide enough not to fold a census table when piped."""
-    return Console(width=None if sys.stdout.isatty() else 200)
+    return Console(width=None if sys.stdout.isatty() else 1000)

@@ -1,12 +1,4 @@
-"""The DuckDB database: schema, and the writes each stage makes.
-
-Tables (later stages extend these, never rename them):
-
-- ``snapshots``: one row per (repo, commit): what was fetched and scanned, or why not.
-- ``term_counts``: (repo, commit, path, term, count), non-zero counts only.
-- ``skipped_files``: (repo, commit, path, kind): members that were not read, and why.
-- ``manifest_entries``: the manifest as last run, with the published figures.
-- view ``repo_term_totals``: every term of every scanned snapshot, zeros included.
+"""The DuckDB database: the writes each stage makes (the schema is in ``schema``).
 
 Each repository's scan is written in one transaction, so a crash leaves either the old
 rows or the new ones. A row already scanned is never replaced by a later failure.
@@ -22,51 +14,13 @@ from typing import Any
 
 import duckdb
 
+from pipeline import schema
 from pipeline.errors import StoreError, StoreLockedError
 from pipeline.manifest import Manifest
+from pipeline.scan.detect import Detection
+from pipeline.scan.detect.model import HINT_FIELDS, Tool
 from pipeline.scan.tree import TreeScan
 from pipeline.source import Fetched
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS snapshots (
-    repo VARCHAR NOT NULL,
-    commit VARCHAR,
-    archive_sha256 VARCHAR,
-    archive_size_bytes BIGINT,
-    regular_files BIGINT,
-    skipped_members BIGINT,
-    content_bytes BIGINT,
-    fetched_at_utc TIMESTAMP,
-    scanned_at_utc TIMESTAMP,
-    scanner_version VARCHAR,
-    status VARCHAR NOT NULL,          -- fetched | scanned | skipped
-    skip_reason VARCHAR,
-    skipped_stage VARCHAR,            -- pin | fetch | scan
-    archive_root VARCHAR,
-    source VARCHAR,                   -- github | tarball | git
-    terms VARCHAR[]
-);
-CREATE TABLE IF NOT EXISTS term_counts (
-    repo VARCHAR NOT NULL, commit VARCHAR NOT NULL, path VARCHAR NOT NULL,
-    term VARCHAR NOT NULL, count BIGINT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS skipped_files (
-    repo VARCHAR NOT NULL, commit VARCHAR NOT NULL, path VARCHAR NOT NULL, kind VARCHAR NOT NULL
-);
-CREATE TABLE IF NOT EXISTS manifest_entries (
-    manifest VARCHAR NOT NULL, entry INTEGER NOT NULL, repo VARCHAR NOT NULL, commit VARCHAR,
-    ref VARCHAR, server_paths VARCHAR[], server_repo VARCHAR, note VARCHAR, source VARCHAR,
-    published MAP(VARCHAR, BIGINT)
-);
-CREATE OR REPLACE VIEW repo_term_totals AS
-WITH scanned AS (
-    SELECT repo, commit, unnest(terms) AS term FROM snapshots WHERE status = 'scanned'
-)
-SELECT s.repo, s.commit, s.term, coalesce(sum(c.count), 0)::BIGINT AS count
-FROM scanned s
-LEFT JOIN term_counts c ON c.repo = s.repo AND c.commit = s.commit AND c.term = s.term
-GROUP BY s.repo, s.commit, s.term;
-"""
 
 SAME = "repo = ? AND commit IS NOT DISTINCT FROM ?"
 
@@ -79,7 +33,7 @@ class Store:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             self._con = duckdb.connect(str(path))
-            self._con.execute(SCHEMA)
+            schema.install(self._con)
         except duckdb.IOException as exc:
             if "lock" in str(exc).lower():
                 raise StoreLockedError(f"{path}: the database is in use by another census process") from exc
@@ -159,7 +113,7 @@ class Store:
         paths, kinds = _columns(scan.skipped, 2)
         cpaths, cterms, counts = _columns(scan.counts, 3)
         with self._transaction():
-            for table in ("snapshots", "term_counts", "skipped_files"):
+            for table in ("snapshots", "term_counts", "skipped_files", "tools", "detector_exclusions"):
                 self._con.execute(f"DELETE FROM {table} WHERE {SAME}", [repo, commit])
             self._forget_unpinned(repo, commit)
             self._con.execute(
@@ -177,6 +131,16 @@ class Store:
                 "INSERT INTO skipped_files SELECT ?, ?, unnest(?::VARCHAR[]), unnest(?::VARCHAR[])",
                 [repo, commit, paths, kinds],
             )
+            if scan.detection is not None:
+                self._record_detection(repo, commit, scan.detection)
+
+    def _record_detection(self, repo: str, commit: str, detection: Detection) -> None:
+        rows = [[repo, commit, *_tool_columns(tool)] for tool in detection.tools]
+        if rows:
+            self._con.executemany(f"INSERT INTO tools VALUES ({', '.join('?' * 18)})", rows)
+        excluded = [[repo, commit, e.path, e.reason, e.detail] for e in detection.exclusions]
+        if excluded:
+            self._con.executemany("INSERT INTO detector_exclusions VALUES (?, ?, ?, ?, ?)", excluded)
 
     def record_manifest(self, manifest: Manifest, commits: dict[str, str | None]) -> None:
         """Replace the stored copy of ``manifest`` (entries, pins and published figures)."""
@@ -211,6 +175,14 @@ class _Transaction:
 
     def __exit__(self, kind: type[BaseException] | None, *rest: object) -> None:
         self._con.execute("COMMIT" if kind is None else "ROLLBACK")
+
+
+def _tool_columns(tool: Tool) -> list[Any]:
+    """A tool in the column order of ``tools`` (after repo and commit)."""
+    a = tool.annotations
+    return [tool.path, tool.line, tool.sdk, tool.is_mcp, tool.tool_name, tool.via, a.title,
+            *(getattr(a, hint) for hint in HINT_FIELDS), a.source, tool.rule, a.title_state,
+            tool.tool_title, tool.sdk_version]
 
 
 def _columns(rows: Sequence[tuple[Any, ...]], width: int) -> list[list[Any]]:

@@ -12,8 +12,11 @@ TERM_SETS: dict[str, tuple[str, ...]] = {
     # what the seed articles counted: the four hint names and the word "annotations"
     "published": (*HINTS, "annotations"),
     "hints": HINTS,
-    # spellings that a camelCase count misses (sdk-idioms.md section 2); substrings that
-    # would match ordinary code (C# `ReadOnly`, Rust `.read_only(`) are left to the detector
+    # spellings that a camelCase count misses (sdk-idioms.md section 2), so a report can tell
+    # a false zero from a real one: snake_case (Python mcp v2, rmcp, Ruby), the annotations
+    # type, the C# attribute that carries `ReadOnly = true`, Laravel's attributes, the mcp-go
+    # option helpers (they contain the camelCase name already) and SwiftMCP's option set.
+    # Bare `ReadOnly` / `.read_only(` would match ordinary code; the detector reads those.
     "dialects": (
         *HINTS,
         "read_only_hint",
@@ -21,6 +24,12 @@ TERM_SETS: dict[str, tuple[str, ...]] = {
         "idempotent_hint",
         "open_world_hint",
         "ToolAnnotations",
+        "[McpServerTool(",
+        "#[IsReadOnly",
+        "#[IsDestructive",
+        "#[IsIdempotent",
+        "#[IsOpenWorld",
+        "@MCPTool(hints:",
         "annotations",
     ),
 }

@@ -22,7 +22,7 @@ from typing import Any
 import duckdb
 import pytest
 from github_server import GitHubServer, status
-from synth import fake_sha, tarball
+from synth import FASTMCP_SERVER, GO_SERVER, SILENT_SERVER, fake_sha, tarball
 
 from pipeline.archive import CHUNK_BYTES
 from pipeline.manifest import load
@@ -57,6 +57,8 @@ class Snapshot:
     files: dict[str, bytes] = field(default_factory=dict)
     symlinks: dict[str, str] = field(default_factory=dict)
     counts: Counter[tuple[str, str]] = field(default_factory=Counter)
+    tools: list[tuple[str, str, str, bool]] = field(default_factory=list)
+    """(path, tool name, sdk, annotated) of every MCP tool the tree defines."""
 
     def write(self, path: str, parts: list[int], filler: int = 0) -> None:
         """A file made of the ``SNIPPETS`` numbered in ``parts`` and ``filler`` filler lines."""
@@ -66,6 +68,17 @@ class Snapshot:
         for i in parts:
             for term, n in SNIPPETS[i][1].items():
                 self.counts[path, term] += n
+
+    def server(self, path: str, data: bytes, tools: list[tuple[str, str, bool]]) -> None:
+        """A real server file, its counts by the reference definition, and its (name, sdk, annotated) tools."""
+        self.files[path] = data
+        for term in TERMS:
+            self.counts[path, term] += data.lower().count(term.lower().encode())
+        self.tools.extend((path, *tool) for tool in tools)
+
+    def tool_counts(self) -> list[str]:
+        """The table's ``mcp_tools``, ``annotated_tools`` and ``lookalike_tools`` cells."""
+        return [str(len(self.tools)), str(sum(t[3] for t in self.tools)), "0"]
 
     @property
     def archive(self) -> bytes:
@@ -89,6 +102,10 @@ def go_project(repo: str, version: str, seed: int, commit: str | None = None) ->
     snap.write("docs/annotations-readOnlyHint.md", [], filler=4)  # terms in a path do not count
     snap.write("empty.txt", [])
     snap.symlinks["link.go"] = "mcp/server.go"
+    snap.server("servers/notes.py", FASTMCP_SERVER, [("list_notes", "python-mcp", True),
+                                                     ("delete_note", "python-mcp", True)])
+    if seed % 2:
+        snap.server("servers/search/main.go", GO_SERVER, [("search", "go-official", True)])
     return snap
 
 
@@ -105,6 +122,7 @@ def silent_project(repo: str) -> Snapshot:
     snap = Snapshot(repo, fake_sha(f"{repo}@silent"))
     snap.write("annotations/README.md", [], filler=5)
     snap.write("memori/tool.py", [], filler=9)
+    snap.server("memori/memory.py", SILENT_SERVER, [("save_memory", "python-mcp", False)])
     return snap
 
 
@@ -221,6 +239,9 @@ def assert_counts(world: World, db: Path, repos: list[str]) -> None:
     )
     assert query(db, "SELECT count(*) FROM snapshots WHERE status = 'scanned'"
                      " AND (fetched_at_utc IS NULL OR scanned_at_utc IS NULL)") == [(0,)]
+    expected_tools = sorted(((s.repo, s.commit, *t) for s in snaps for t in s.tools), key=repr)
+    assert query(db, "SELECT repo, commit, path, tool_name, sdk, annotations_source <> 'none' FROM tools") == (
+        expected_tools)
 
 
 def assert_no_token(*places: object, files: list[Path]) -> None:
@@ -263,7 +284,7 @@ def test_run_counts_pins_and_reruns_without_requests(world: World, tmp_path: Pat
     for snap in world.snapshots.values():
         assert table_row(first.stdout, snap.repo) == [
             snap.repo, snap.commit[:12], "scanned", str(len(snap.files)), str(len(snap.symlinks)),
-            *map(str, snap.totals().values()), "",
+            *map(str, snap.totals().values()), *snap.tool_counts(), "",
         ]
 
     api, codeload = world.github.requests_to("api"), world.github.requests_to("codeload")
@@ -301,7 +322,7 @@ def test_a_missing_repository_is_skipped_and_strict_fails(github: GitHubServer, 
                  ) == [("acme/vanished", gone, "skipped", NOT_FOUND, "fetch")]
     assert query(db, "SELECT count(*) FROM repo_term_totals WHERE repo = 'acme/vanished'") == [(0,)]
     assert f"acme/vanished@{gone[:12]}: skipped: {NOT_FOUND}" in done.stderr
-    assert table_row(done.stdout, "acme/vanished") == ["acme/vanished", gone[:12], "skipped", *[""] * 7, NOT_FOUND]
+    assert table_row(done.stdout, "acme/vanished") == ["acme/vanished", gone[:12], "skipped", *[""] * 10, NOT_FOUND]
 
     before = len(github.requests)
     strict = world.run("run", strict=True)

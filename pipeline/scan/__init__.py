@@ -4,4 +4,4 @@
 by another version is scanned again (from the cache, without downloading).
 """
 
-SCANNER_VERSION = "1"
+SCANNER_VERSION = "2"  # 2: the registration detector runs in the same pass

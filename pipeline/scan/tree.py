@@ -1,12 +1,14 @@
-"""One pass over a tree's members: term counts per file, and what was skipped."""
+"""One pass over a tree's members: term counts per file, the tools the detector finds, and
+what was skipped. Each member is read once; the detector sees the bytes the counter reads."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from pipeline.archive import Entry
 from pipeline.scan.count import TermCounter
+from pipeline.scan.detect import Detection, Detector
 
 
 @dataclass(frozen=True)
@@ -23,11 +25,14 @@ class TreeScan:
     """(path, term, count) for every non-zero count."""
     skipped: tuple[tuple[str, str], ...]
     """(path, kind) for every skipped member."""
+    detection: Detection | None = None
+    """the registration detector's findings (``None`` when it did not run)."""
 
 
-def scan_tree(entries: Iterable[Entry], terms: tuple[str, ...]) -> TreeScan:
-    """Count ``terms`` in every regular file of ``entries``; directories are passed over."""
+def scan_tree(entries: Iterable[Entry], terms: tuple[str, ...], *, detect: bool = True) -> TreeScan:
+    """Count ``terms`` in every regular file of ``entries`` and, with ``detect``, find its tools."""
     counter = TermCounter(terms)
+    detector = Detector() if detect else None
     files = content = 0
     counts: list[tuple[str, str, int]] = []
     skipped: list[tuple[str, str]] = []
@@ -38,6 +43,19 @@ def scan_tree(entries: Iterable[Entry], terms: tuple[str, ...]) -> TreeScan:
             continue
         files += 1
         content += member.size_bytes
-        found = counter.count_chunks(chunks)
+        if detector is not None and detector.wants(member.path, member.size_bytes):
+            parts: list[bytes] = []
+            found = counter.count_chunks(_kept(chunks, parts))
+            detector.add(member.path, b"".join(parts))
+        else:
+            found = counter.count_chunks(chunks)
         counts.extend((member.path, term, n) for term, n in zip(terms, found, strict=True) if n)
-    return TreeScan(files, len(skipped), content, tuple(counts), tuple(skipped))
+    detection = detector.finish() if detector is not None else None
+    return TreeScan(files, len(skipped), content, tuple(counts), tuple(skipped), detection)
+
+
+def _kept(chunks: Iterator[bytes], parts: list[bytes]) -> Iterator[bytes]:
+    """Pass ``chunks`` through, keeping each one in ``parts``."""
+    for chunk in chunks:
+        parts.append(chunk)
+        yield chunk

@@ -33,6 +33,13 @@ MAX_FILE_BYTES = 2 << 20
 #: bytes of source kept in memory per tree for the second phase; beyond it files are recorded
 MAX_KEPT_BYTES = 256 << 20
 
+#: below this much kept source, syntax trees stay in memory between the two phases
+KEEP_TREES_BYTES = 16 << 20
+#: a source file is kept for the detectors only if it contains one of these (lower-cased):
+#: every registration names a tool; constants and presets name a hint or annotations; the
+#: module that builds the server (``mcp = FastMCP(...)``) names MCP
+KEEP_WORDS = (b"tool", b"hint", b"annotation", b"mcp")
+
 #: language -> "module:class" of its detector (imported on first use)
 LANGUAGES = {
     "python": "pipeline.scan.detect.python:PythonDetector",
@@ -90,15 +97,22 @@ class Detector:
         self._kept_bytes = 0
 
     def wants(self, path: str, size_bytes: int) -> bool:
-        """Whether the scan should hand this member's bytes to ``add``."""
-        if deps.is_manifest(path):
-            return True
-        return language_of(path) is not None or paths.exclusion(path) is not None
+        """Whether the scan should hand this member's bytes to ``add``.
+
+        Source files over ``MAX_FILE_BYTES`` are not kept; they are recorded as ``too-large``.
+        """
+        relevant = deps.is_manifest(path) or language_of(path) is not None or paths.exclusion(path) is not None
+        if relevant and size_bytes > MAX_FILE_BYTES:
+            if language_of(path) is not None and paths.exclusion(path) is None:
+                self._exclusions.append(Exclusion(path, "too-large", f"{size_bytes} bytes > {MAX_FILE_BYTES}"))
+            return False
+        return relevant
 
     def add(self, path: str, data: bytes) -> None:
         """Take one wanted file's content."""
         if deps.is_manifest(path):
             self.dependencies.add(deps.parse(path, data))
+            return
         language = language_of(path)
         if language is None and paths.exclusion(path) is None:
             return
@@ -108,15 +122,13 @@ class Detector:
             if (marker := paths.relevant(file.lower)) is not None:
                 self._exclusions.append(Exclusion(path, why[0], f"{why[1]} (mentions {marker.decode()})"))
             return
-        if language is not None and b"tool" in file.lower:
+        if language is not None and any(word in file.lower for word in KEEP_WORDS):
             self._files[language].append(file)
             self._kept_bytes += len(data)
 
     def _left_out(self, path: str, size: int) -> tuple[str, str] | None:
         if (why := paths.exclusion(path)) is not None:
             return why
-        if size > MAX_FILE_BYTES:
-            return "too-large", f"{size} bytes > {MAX_FILE_BYTES}"
         if self._kept_bytes + size > MAX_KEPT_BYTES:
             return "over-limit", f"more than {MAX_KEPT_BYTES} bytes of candidate source"
         return None
@@ -127,9 +139,11 @@ class Detector:
         parsed = 0
         for language, files in sorted(self._files.items()):
             detector = factory(language)(self.dependencies)
+            keep_trees = self._kept_bytes <= KEEP_TREES_BYTES
             for file in files:
                 detector.index(file)
-                file.forget_tree()
+                if not keep_trees:
+                    file.forget_tree()
             for file in files:
                 for found in detector.detect(file):
                     if isinstance(found, Exclusion):

@@ -55,26 +55,44 @@ _ALL = (
     # Go
     Sdk("go-official", "go", True, ("github.com/modelcontextprotocol/go-sdk",), wire="go-official"),
     Sdk("go-mcp-go", "go", True, ("github.com/mark3labs/mcp-go",), wire="mcp-go"),
+    Sdk("go-mcp-golang", "go", True, ("github.com/metoro-io/mcp-golang",)),
     # Rust
     Sdk("rust-rmcp", "rust", True, ("rmcp",)),
     Sdk("rust-mcp-sdk", "rust", True, ("rust-mcp-sdk", "rust_mcp_sdk", "rust_mcp_macros")),
     Sdk("rust-pmcp", "rust", True, ("pmcp",)),
-    Sdk("rust-mcp-core", "rust", True, ("mcp-core", "mcp_core")),
+    # mcp-core's #[tool] macro writes all four hints with spec defaults, title = fn name
+    Sdk("rust-mcp-core", "rust", True, ("mcp-core", "mcp_core"), wire="defaults-always"),
     # JVM
-    Sdk("java-mcp", "java", True, ("io.modelcontextprotocol", "io.modelcontextprotocol.sdk:mcp")),
-    Sdk("java-spring-ai", "java", True, ("org.springaicommunity.mcp",), wire="defaults-always"),
-    Sdk("java-quarkus", "java", True, ("io.quarkiverse.mcp",)),
+    Sdk("java-mcp", "java", True, ("io.modelcontextprotocol", "io.modelcontextprotocol.sdk:mcp",
+                                   "io.modelcontextprotocol.sdk:mcp-core")),
+    Sdk("java-spring-ai", "java", True, ("org.springaicommunity.mcp", "org.springframework.ai.mcp.annotation"),
+        wire="defaults-always"),
+    # Quarkus: annotation members are primitive booleans, sent only once @Tool.Annotations is written
+    Sdk("java-quarkus", "java", True, ("io.quarkiverse.mcp",), wire="defaults-if-declared"),
     Sdk("spring-ai-tool", "java", False, ("org.springframework.ai.tool",)),
+    # Spring AI @Tool in a module that declares an MCP server starter: exposed as an MCP tool, no hints
+    Sdk("java-spring-ai-tool-mcp", "java", True, tuple(
+        f"org.springframework.ai:spring-ai-{a}" for a in (
+            "starter-mcp-server", "starter-mcp-server-webmvc", "starter-mcp-server-webflux",
+            "mcp-server-spring-boot-starter", "mcp-server-webmvc-spring-boot-starter",
+            "mcp-server-webflux-spring-boot-starter"))),
+    # codeboyzhou mcp-declarative-java-sdk (now thought2code mcp-annotated-java-sdk): @McpTool, no hint fields
+    Sdk("java-declarative", "java", True, (
+        "com.github.codeboyzhou.mcp.declarative", "com.github.thought2code.mcp.annotated",
+        "io.github.codeboyzhou:mcp-declarative-java-sdk", "io.github.thought2code:mcp-annotated-java-sdk")),
     Sdk("langchain4j", "java", False, ("dev.langchain4j",)),
     Sdk(
         "kotlin-mcp",
         "kotlin",
         True,
-        ("io.modelcontextprotocol.kotlin", "io.modelcontextprotocol:kotlin-sdk"),
+        ("io.modelcontextprotocol.kotlin", "io.modelcontextprotocol:kotlin-sdk",
+         "io.modelcontextprotocol:kotlin-sdk-server", "io.modelcontextprotocol:kotlin-sdk-core",
+         "io.modelcontextprotocol:kotlin-sdk-jvm", "io.modelcontextprotocol:kotlin-sdk-server-jvm"),
         wire="kotlin",
     ),
     # .NET, PHP, Ruby, Swift
-    Sdk("csharp-mcp", "csharp", True, ("ModelContextProtocol",)),
+    Sdk("csharp-mcp", "csharp", True, ("ModelContextProtocol", "ModelContextProtocol.AspNetCore",
+                                       "ModelContextProtocol.Core")),
     Sdk("php-mcp-sdk", "php", True, ("Mcp\\", "mcp/sdk")),
     Sdk("php-php-mcp", "php", True, ("PhpMcp\\", "php-mcp/server")),
     Sdk("php-laravel", "php", True, ("Laravel\\Mcp\\", "laravel/mcp")),

@@ -1,0 +1,270 @@
+"""C# detector for the official SDK (``ModelContextProtocol`` NuGet packages, key ``csharp-mcp``).
+
+Forms (rule ``csharp.csharp-mcp.<form>``), and the line each row reports:
+
+- ``attribute``: a method carrying ``[McpServerTool(...)]`` (any bracket, qualified or not); line of the
+  ``McpServerTool`` attribute. Name: ``Name =``, else the SDK's ``DeriveName`` of the method.
+  ``Title =`` is both ``Tool.title`` and ``annotations.title``. Hints ``ReadOnly``, ``Destructive``,
+  ``Idempotent``, ``OpenWorld``; source ``attribute`` once any of them or ``Title`` is written.
+- ``create``: ``McpServerTool.Create(target, new McpServerToolCreateOptions { ... })`` (or ``new() {..}``,
+  or a shared options object learnt in ``index``: ``preset:<name>``); line of the call; source ``options``.
+- ``protocol-tool``: ``new Tool { Name = .., Annotations = new ToolAnnotations { ReadOnlyHint = .. } }``
+  (low-level handlers); line of the ``new``; source ``inline``, ``preset:<name>`` or ``dynamic``.
+
+Attribution: a ``using ModelContextProtocol...`` in the file, a ``global using`` of it anywhere in the tree,
+or a fully qualified ``ModelContextProtocol.Server.McpServerTool``; for the attribute and ``Create`` the
+nearest ``*.csproj`` referencing a ``ModelContextProtocol`` package also counts, unless the project defines
+its own ``McpServerToolAttribute`` (mika-f/uMCP style): those uses give a ``not-sdk`` exclusion. A file
+defining ``McpServerToolAttribute``/``ToolAnnotations``/``McpServerToolCreateOptions``/``McpServerTool``
+is a ``type-definition`` (``sdk-source`` inside ``namespace ModelContextProtocol``); MCP client code reading
+hints is ``client-code``. The C# keyword ``readonly`` is never a marker: only attribute/initializer keys count.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from functools import cache
+
+import tree_sitter
+
+from pipeline.scan.detect.csharp_forms import (
+    CSharpIndex,
+    Declared,
+    annotations_value,
+    attribute_pairs,
+    declared,
+    derive_name,
+    initializer_pairs,
+    last_name,
+    returns_async,
+)
+from pipeline.scan.detect.deps import Dependencies
+from pipeline.scan.detect.model import Annotations, Exclusion, Tool
+from pipeline.scan.detect.sdks import SDKS
+from pipeline.scan.detect.source import SourceFile, parser_for
+
+SDK = "csharp-mcp"
+_MARKERS = (b"mcpservertool", b"toolannotations", b"modelcontextprotocol")
+_HINTS = (b"readonlyhint", b"destructivehint", b"idempotenthint", b"openworldhint")
+_USING = re.compile(rb"^[ \t]*(?:global\s+)?using\s+(?:static\s+)?(?:\w+\s*=\s*)?ModelContextProtocol\b", re.M)
+_GLOBAL_USING = re.compile(rb"^[ \t]*global\s+using\s+(?:static\s+)?ModelContextProtocol\b", re.M)
+_CONST = re.compile(rb"\bconst\s+(?:string|bool)\s+(\w+)\s*=\s*(\"[^\"\\\n]*\"|true|false)\s*;")
+_DEFINES = re.compile(rb"\b(?:class|record|struct)\s+(McpServerToolAttribute|ToolAnnotations|McpServerToolCreateOptions"
+                      rb"|McpServerTool)\b")
+_SDK_NAMESPACE = re.compile(rb"^[ \t]*namespace\s+ModelContextProtocol\b", re.M)
+_CLIENT = re.compile(rb"\b(?:I?McpClient|McpClientFactory|McpClientTool)\b")
+_PRESET_TYPES = ("ToolAnnotations", "McpServerToolCreateOptions")
+_QUERY = """
+(attribute name: (_) @n (#match? @n "(^|[.])McpServerTool(Attribute)?$")) @attribute
+(invocation_expression function: (member_access_expression name: (identifier) @m (#eq? @m "Create"))) @call
+(object_creation_expression type: (_) @t (#match? @t "(^|[.])Tool$")) @new
+"""
+#: a definition worth parsing the file for (the attribute, Create, a protocol Tool literal)
+_CANDIDATE = re.compile(rb"\bMcpServerTool(?:Attribute)?\s*[(\],]|\bMcpServerTool\s*\.\s*Create\b"
+                        rb"|\bnew\s+(?:[\w.]+\.)?Tool\s*[({]")
+#: a field, property or variable initialised with a ToolAnnotations/options object (worth parsing in index)
+_PRESET_CANDIDATE = re.compile(rb"(?:ToolAnnotations|McpServerToolCreateOptions)\??\s+\w+\s*(?:\{[^}\n]*\}\s*)?"
+                               rb"=>?\s*new\b|=\s*new\s+(?:ToolAnnotations|McpServerToolCreateOptions)\b")
+_PRESET_QUERY = "(variable_declarator) @var (property_declaration) @prop"
+
+
+class CSharpDetector:
+    """Finds ``csharp-mcp`` tool definitions; see the module docstring for the forms."""
+
+    def __init__(self, dependencies: Dependencies) -> None:
+        self.dependencies = dependencies
+        self.known = CSharpIndex()
+        self._query = _query(_QUERY)
+        self._preset_query = _query(_PRESET_QUERY)
+
+    def index(self, file: SourceFile) -> None:
+        """Learn string/bool constants, global usings, the project's own attribute and annotation presets."""
+        if b"const " in file.data:
+            for name, value in _CONST.findall(file.data):
+                text = value.decode("utf-8", "replace").strip('"')
+                key = name.decode()
+                seen = self.known.constants.get(key, text)
+                self.known.constants[key] = text if seen == text else None
+        if not any(m in file.lower for m in _MARKERS):
+            return
+        self.known.global_sdk |= _GLOBAL_USING.search(file.data) is not None
+        defined = {m.decode() for m in _DEFINES.findall(file.data)}
+        if "McpServerToolAttribute" in defined and not _SDK_NAMESPACE.search(file.data):
+            self.known.own_attribute = True
+        typed = b"toolannotations" in file.lower or b"mcpservertoolcreateoptions" in file.lower
+        if typed and _PRESET_CANDIDATE.search(file.data):
+            self._index_presets(file)
+
+    def _index_presets(self, file: SourceFile) -> None:
+        captures = tree_sitter.QueryCursor(self._preset_query).captures(file.tree.root_node)
+        for node in captures.get("var", []) + captures.get("prop", []):
+            name, value = node.child_by_field_name("name"), _initial_value(node)
+            if name is None or value is None:
+                continue
+            typed = value.child_by_field_name("type")
+            if typed is None:
+                owner = node if node.type == "property_declaration" else node.parent
+                typed = owner.child_by_field_name("type") if owner is not None else None
+            kind = last_name(file, typed) if typed is not None else ""
+            if kind in _PRESET_TYPES:
+                self.known.presets[file.text(name)] = self._preset(file, value, kind)
+
+    def _preset(self, file: SourceFile, value: tree_sitter.Node, kind: str) -> Annotations:
+        if kind == "ToolAnnotations":
+            return annotations_value(file, value, self.known)
+        pairs = initializer_pairs(file, value)
+        return declared(pairs, file, self.known, "options", title_in_annotations=True).annotations
+
+    def detect(self, file: SourceFile) -> Iterator[Tool | Exclusion]:
+        """The tools ``file`` defines, or why it is left out."""
+        if not any(m in file.lower for m in _MARKERS):
+            return
+        defined = _DEFINES.search(file.data)
+        if defined is not None:
+            reason = "sdk-source" if _SDK_NAMESPACE.search(file.data) else "type-definition"
+            yield Exclusion(file.path, reason, f"defines {defined.group(1).decode()}")
+            return
+        imported = _USING.search(file.data) is not None or self.known.global_sdk
+        found = list(self._rows(file, imported)) if _CANDIDATE.search(file.data) else []
+        tools = [row for row in found if isinstance(row, Tool)]
+        yield from found
+        if not tools and _CLIENT.search(file.data) and any(h in file.lower for h in _HINTS):
+            yield Exclusion(file.path, "client-code", "MCP client reading tool annotations")
+
+    def _rows(self, file: SourceFile, imported: bool) -> Iterator[Tool | Exclusion]:
+        captures = tree_sitter.QueryCursor(self._query).captures(file.tree.root_node)
+        unattributed = 0
+        nodes = [n for key in ("attribute", "call", "new") for n in captures.get(key, [])]
+        for node in sorted(nodes, key=lambda n: n.start_byte):
+            if node.type == "attribute":
+                row = self._attribute(file, node, imported)
+                if row is None and last_name(file, node.child_by_field_name("name") or node) in _ATTRIBUTE_NAMES:
+                    unattributed += 1
+            elif node.type == "invocation_expression":
+                row = self._create(file, node, imported)
+            else:
+                row = self._protocol_tool(file, node) if imported else None
+            if row is not None:
+                yield row
+        if unattributed:
+            if self.known.own_attribute:
+                detail = f"{unattributed} uses of the project's own McpServerToolAttribute"
+                yield Exclusion(file.path, "not-sdk", detail)
+            else:
+                detail = f"{unattributed} [McpServerTool] without ModelContextProtocol"
+                yield Exclusion(file.path, "unattributed", detail)
+
+    def _attributed(self, file: SourceFile, imported: bool) -> bool:
+        if imported:
+            return True
+        return not self.known.own_attribute and self.dependencies.find(SDKS[SDK].packages, file.path) is not None
+
+    def _attribute(self, file: SourceFile, node: tree_sitter.Node, imported: bool) -> Tool | None:
+        name_node = node.child_by_field_name("name")
+        if name_node is None or last_name(file, name_node) not in _ATTRIBUTE_NAMES:
+            return None
+        qualified = file.text(name_node).startswith("ModelContextProtocol.")
+        method = node.parent.parent if node.parent is not None else None
+        if method is None or method.type not in _METHODS:
+            return None
+        if not (qualified or self._attributed(file, imported)):
+            return None
+        found = declared(attribute_pairs(file, node), file, self.known, "attribute", title_in_annotations=True)
+        method_name = file.text(method.child_by_field_name("name"))
+        name = found.name if found.name_written else derive_name(method_name, returns_async(method, file))
+        return _tool(file, node, name, "attribute", found)
+
+    def _create(self, file: SourceFile, node: tree_sitter.Node, imported: bool) -> Tool | None:
+        function = node.child_by_field_name("function")
+        if function is None or function.type != "member_access_expression":
+            return None
+        target = function.child_by_field_name("expression")
+        if file.text(function.child_by_field_name("name")) != "Create" or target is None:
+            return None
+        if last_name(file, target) != "McpServerTool" or not self._attributed(file, imported):
+            return None
+        args = [a for a in (node.child_by_field_name("arguments") or node).children if a.type == "argument"]
+        found = self._options(file, args)
+        name = found.name if found.name_written else self._target_name(file, args)
+        return _tool(file, node, name, "create", found)
+
+    def _options(self, file: SourceFile, args: list[tree_sitter.Node]) -> Declared:
+        if len(args) < 2:
+            return Declared()
+        value = args[-1].named_children[-1]
+        if value.type.endswith("object_creation_expression"):
+            return declared(initializer_pairs(file, value), file, self.known, "options", title_in_annotations=True)
+        name = last_name(file, value)
+        if value.type in ("identifier", "member_access_expression") and name in self.known.presets:
+            return Declared(annotations=self.known.presets[name].with_source(f"preset:{name}"))
+        return Declared(name_written=True, annotations=Annotations(source="dynamic"))
+
+    def _target_name(self, file: SourceFile, args: list[tree_sitter.Node]) -> str | None:
+        if not args:
+            return None
+        target = args[0].named_children[-1]
+        text = file.text(target)
+        if "nameof(" in text:
+            target_name = text.rsplit("nameof(", 1)[1].split(")", 1)[0].rsplit(".", 1)[-1].strip()
+        elif target.type in ("identifier", "member_access_expression"):
+            target_name = last_name(file, target)
+        else:
+            return None
+        method = _find_method(file, target_name)
+        is_async = returns_async(method, file) if method is not None else target_name.endswith("Async")
+        return derive_name(target_name, is_async)
+
+    def _protocol_tool(self, file: SourceFile, node: tree_sitter.Node) -> Tool | None:
+        kind = node.child_by_field_name("type")
+        if kind is None or last_name(file, kind) != "Tool":
+            return None
+        pairs = list(initializer_pairs(file, node))
+        if not any(key == "Name" for key, _ in pairs):
+            return None
+        found = declared(iter(pairs), file, self.known, "inline", title_in_annotations=False)
+        return _tool(file, node, found.name, "protocol-tool", found)
+
+
+_ATTRIBUTE_NAMES = frozenset({"McpServerTool", "McpServerToolAttribute"})
+_METHODS = frozenset({"method_declaration", "local_function_statement"})
+_CONTAINERS = frozenset({"compilation_unit", "global_statement", "namespace_declaration", "class_declaration",
+                         "file_scoped_namespace_declaration", "declaration_list", "struct_declaration",
+                         "record_declaration"})
+
+
+def _initial_value(node: tree_sitter.Node) -> tree_sitter.Node | None:
+    """The object creation a field, variable or property is initialised with (``=`` or ``=>``)."""
+    value = node.child_by_field_name("value") if node.type == "property_declaration" else node.named_children[-1]
+    if value is not None and value.type == "arrow_expression_clause" and value.named_children:
+        value = value.named_children[-1]
+    return value if value is not None and value.type.endswith("object_creation_expression") else None
+
+
+def _find_method(file: SourceFile, name: str) -> tree_sitter.Node | None:
+    marker = name.encode()
+    if marker not in file.data:
+        return None
+    stack = [file.tree.root_node]
+    while stack:
+        node = stack.pop()
+        if node.type in _METHODS and file.text(node.child_by_field_name("name")) == name:
+            return node
+        if node.type in _CONTAINERS:
+            stack.extend(node.children)
+    return None
+
+
+def _tool(file: SourceFile, node: tree_sitter.Node, name: str | None, form: str, found: Declared) -> Tool:
+    ann = found.annotations
+    via = ann.source if ann.source.startswith("preset:") else "direct"
+    return Tool(path=file.path, line=file.line(node), sdk=SDK, tool_name=name, rule=f"csharp.{SDK}.{form}",
+                annotations=ann, via=via, tool_title=found.tool_title)
+
+
+@cache
+def _query(source: str) -> tree_sitter.Query:
+    """A compiled query, once per process (compiling costs milliseconds per tree otherwise)."""
+    language = parser_for("tree_sitter_c_sharp", "language").language
+    assert language is not None
+    return tree_sitter.Query(language, source)

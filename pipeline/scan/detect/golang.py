@@ -1,0 +1,129 @@
+"""Go tool definitions: the official go-sdk, mark3labs/mcp-go and metoro-io/mcp-golang.
+
+Forms (``rule`` = ``go.<sdk>.<form>``), with the line each row reports:
+
+- ``add-tool``: a ``pkg.Tool{...}`` literal passed straight to ``AddTool`` (``mcp.AddTool(s, &mcp.Tool{..}, h)``,
+  ``mcp.AddTool[In, Out](..)``, ``s.AddTool(..)``); ``tool-literal``: such a literal anywhere else, including
+  each elided ``{...}`` of a ``[]*mcp.Tool{...}`` or ``map[K]mcp.Tool{...}``. Line: the literal's first line
+  (``mcp.Tool{``, or the ``{`` of an elided element). Works for go-sdk and mcp-go ``Tool`` literals.
+- ``new-tool`` / ``raw-schema``: mcp-go ``mcp.NewTool(..)`` / ``mcp.NewToolWithRawSchema(..)``; line of the call.
+- ``register-tool``: mcp-golang ``x.RegisterTool(name, description, handler)`` (no annotations exist there).
+- ``wrapper``: a call of a project function whose single tool definition takes its name from a
+  parameter (phase 1); line of the call, ``via="wrapper:<function>"``. A literal passed to a project
+  helper that has a ``pkg.Tool`` parameter keeps its own form and gets ``via="wrapper:<helper>"``.
+
+The package name comes from the file's imports (aliases included), never from a variable's name.
+Annotations: ``inline`` (a ``ToolAnnotations{}`` / ``ToolAnnotation{}`` literal, mcp-go's
+``WithToolAnnotation(..)`` included, since it replaces the pre-filled struct), ``options`` (mcp-go
+``With*HintAnnotation`` / ``WithTitleAnnotation`` helpers), ``preset:<name>`` (a variable or function
+returning a literal, one level), ``dynamic`` (anything else). A file whose only MCP content is a
+``ToolAnnotations`` type definition, an SDK copy, or client code reading hints is an ``Exclusion``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from pipeline.scan.detect.deps import Dependencies
+from pipeline.scan.detect.golang_index import Project
+from pipeline.scan.detect.golang_read import Reading, fill
+from pipeline.scan.detect.golang_syntax import (
+    IMPORT_MARKERS,
+    UNIT_MARKER,
+    Node,
+    Scope,
+    arguments,
+    callee,
+    captures,
+    read_imports,
+    worth_indexing,
+)
+from pipeline.scan.detect.golang_units import Unit, outer_call, read_unit, units
+from pipeline.scan.detect.model import Exclusion, Tool
+from pipeline.scan.detect.source import SourceFile
+
+_TYPE_DEFINITION = re.compile(rb"\btype\s+toolannotations?\s+struct\b")
+_TOOL_TYPE = re.compile(rb"\btype\s+tool\s+struct\b")
+_CLIENT_CALLS = (b"newclient(", b"listtools(", b"mcpclient(", b".tools(ctx")
+_HINT_READS = (b".readonlyhint", b".destructivehint", b".idempotenthint", b".openworldhint")
+
+
+def _imports_sdk(lower: bytes) -> bool:
+    return any(marker in lower for marker in IMPORT_MARKERS)
+
+
+class GoDetector:
+    """Finds the tool definitions of a tree's Go files (see the module docstring)."""
+
+    def __init__(self, dependencies: Dependencies) -> None:
+        self.dependencies = dependencies
+        self.project = Project()
+        self._ready = False
+
+    def index(self, file: SourceFile) -> None:
+        """Phase 1: constants, annotation presets, tool helpers and wrappers of SDK files."""
+        if _imports_sdk(file.lower) and worth_indexing(file.lower):
+            self.project.learn(file)
+
+    def detect(self, file: SourceFile) -> Iterator[Tool | Exclusion]:
+        """Phase 2: the tool definitions of ``file``, or why an MCP-looking file is left out."""
+        if not self._ready:
+            self.project.finish()
+            self._ready = True
+        defines = _imports_sdk(file.lower) and UNIT_MARKER.search(file.lower) is not None
+        if not (defines or self.project.mentions_wrapper(file.lower)):
+            yield from _exclusions(file, _imports_sdk(file.lower))
+            return
+        caps = captures(file.tree.root_node, self.project.wrapper_names)
+        scope = self.project.scope(file, read_imports(file, caps.get("import", [])), local=caps.get("const", []))
+        tools = [*self._definitions(scope, caps), *self._wrapper_calls(scope, caps)]
+        yield from sorted(tools, key=lambda tool: tool.line)
+        if not tools:
+            yield from _exclusions(file, bool(scope.imports.sdks))
+
+    def _definitions(self, scope: Scope, caps: dict[str, list[Node]]) -> Iterator[Tool]:
+        for unit in units(scope, caps):
+            if (scope.file.path, unit.node.start_byte) not in self.project.owned:
+                form, via = self._context(scope, unit)
+                yield _row(scope.file, unit.node, unit.sdk, form, read_unit(scope, unit), via=via)
+
+    def _context(self, scope: Scope, unit: Unit) -> tuple[str, str]:
+        form = "tool-literal" if unit.kind == "literal" else unit.kind
+        call = outer_call(unit.node)
+        if call is None:
+            return form, "direct"
+        package, name = callee(scope.file, call)
+        sdk_call = package is not None and (package in scope.imports.tools or package in scope.imports.golang)
+        if not sdk_call and name in self.project.tool_helpers:
+            return form, f"wrapper:{name}"
+        if unit.kind == "literal" and name == "AddTool" and package is not None:
+            return "add-tool", "direct"
+        return form, "direct"
+
+    def _wrapper_calls(self, scope: Scope, caps: dict[str, list[Node]]) -> Iterator[Tool]:
+        for call in caps.get("call", []):
+            package, name = callee(scope.file, call)
+            if name not in self.project.wrappers or package in scope.imports.tools:
+                continue
+            args = arguments(call)
+            wrapper = self.project.wrapper(scope.file.path, package, name, len(args))
+            if wrapper is not None and wrapper.reading is not None:
+                reading = fill(wrapper.reading, scope, args)
+                yield _row(scope.file, call, wrapper.unit.sdk, "wrapper", reading, via=f"wrapper:{name}")
+
+
+def _row(file: SourceFile, node: Node, sdk: str, form: str, reading: Reading, *, via: str) -> Tool:
+    if via == "direct" and reading.preset is not None:
+        via = f"preset:{reading.preset}"
+    return Tool(file.path, file.line(node), sdk, reading.name, f"go.{sdk}.{form}", reading.annotations, via,
+                reading.tool_title)
+
+
+def _exclusions(file: SourceFile, imports_sdk: bool) -> Iterator[Exclusion]:
+    lower = file.lower
+    if b"toolannotation" in lower and (found := _TYPE_DEFINITION.search(lower)) is not None:
+        copy = _TOOL_TYPE.search(lower) is not None
+        yield Exclusion(file.path, "sdk-source" if copy else "type-definition", found.group().decode())
+    elif imports_sdk and any(c in lower for c in _CLIENT_CALLS) and any(h in lower for h in _HINT_READS):
+        yield Exclusion(file.path, "client-code", "reads tool hints through an MCP client")

@@ -1,0 +1,134 @@
+"""Where Go tool definitions sit in a file: the units the Go detector turns into rows.
+
+A unit is a ``pkg.Tool{...}`` literal (go-sdk or mcp-go, ``&`` or not), an elided ``{...}``
+element of a ``[]pkg.Tool`` / ``[]*pkg.Tool`` / ``map[K]pkg.Tool`` literal, an mcp-go
+``pkg.NewTool(...)`` / ``pkg.NewToolWithRawSchema(...)`` call, or an mcp-golang
+``x.RegisterTool(name, description, handler)`` call; ``pkg`` is resolved from the imports.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from pipeline.scan.detect.golang_read import Reading, read_new_tool, read_raw_schema, read_tool_literal
+from pipeline.scan.detect.golang_syntax import Node, Scope, arguments, callee, qualified, unwrap
+from pipeline.scan.detect.syntax import named
+
+COLLECTIONS = ("slice_type", "array_type", "implicit_length_array_type", "map_type")
+#: function nodes whose parameters a wrapper's tool may use
+FUNCTIONS = ("function_declaration", "method_declaration")
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One tool definition in a file."""
+
+    node: Node
+    """the literal, elided ``{...}`` or call."""
+    sdk: str
+    kind: str
+    """``literal`` (a ``Tool{}`` body), ``new-tool``, ``raw-schema`` or ``register-tool``."""
+    body: Node | None = None
+    """the ``literal_value`` of a literal."""
+
+
+def units(scope: Scope, caps: dict[str, list[Node]]) -> Iterator[Unit]:
+    """Every tool definition of a file, in source order by kind (literals, then calls)."""
+    for literal in caps.get("literal", []):
+        yield from _literal_units(scope, literal)
+    for call in caps.get("call", []):
+        unit = _call_unit(scope, call)
+        if unit is not None:
+            yield unit
+
+
+def _tool_sdk(scope: Scope, type_node: Node | None) -> str | None:
+    found = qualified(scope.file, type_node)
+    if found is None or found[1] != "Tool":
+        return None
+    return scope.imports.tools.get(found[0])
+
+
+def _literal_units(scope: Scope, literal: Node) -> Iterator[Unit]:
+    type_node = literal.child_by_field_name("type")
+    body = literal.child_by_field_name("body")
+    if type_node is None or body is None:
+        return
+    if (sdk := _tool_sdk(scope, type_node)) is not None and type_node.type == "qualified_type":
+        yield Unit(literal, sdk, "literal", body)
+        return
+    if type_node.type not in COLLECTIONS:
+        return
+    element = type_node.child_by_field_name("value" if type_node.type == "map_type" else "element")
+    if (sdk := _tool_sdk(scope, element)) is None:
+        return
+    for item in named(body):
+        value = item.child_by_field_name("value") if item.type == "keyed_element" else item
+        inner = unwrap(value) if value is not None and value.type == "literal_element" else None
+        if inner is not None and inner.type == "literal_value":
+            yield Unit(inner, sdk, "literal", inner)
+
+
+def _call_unit(scope: Scope, call: Node) -> Unit | None:
+    package, name = callee(scope.file, call)
+    if package is None:
+        return None
+    if scope.imports.tools.get(package) == "go-mcp-go":
+        kind = {"NewTool": "new-tool", "NewToolWithRawSchema": "raw-schema"}.get(name)
+        return Unit(call, "go-mcp-go", kind) if kind else None
+    if scope.imports.golang and name == "RegisterTool" and len(arguments(call)) >= 2:
+        return Unit(call, "go-mcp-golang", "register-tool")
+    return None
+
+
+def enclosing_function(node: Node) -> Node | None:
+    """The named function or method whose body holds ``node``."""
+    current = node.parent
+    while current is not None and current.type not in FUNCTIONS:
+        current = current.parent
+    return current
+
+
+def parameters(scope: Scope, function: Node) -> tuple[dict[str, int], int, bool]:
+    """A function's parameter names -> position, its arity, and whether it is variadic."""
+    params: dict[str, int] = {}
+    position, variadic = 0, False
+    for declaration in named(function.child_by_field_name("parameters") or function):
+        if declaration.type not in ("parameter_declaration", "variadic_parameter_declaration"):
+            continue
+        variadic = variadic or declaration.type == "variadic_parameter_declaration"
+        names = [c for c in named(declaration) if c.type == "identifier"]
+        for key in [scope.file.text(n) for n in names] or [f"#{position}"]:
+            params[key] = position
+            position += 1
+    return params, position, variadic
+
+
+def takes_tool(scope: Scope, function: Node) -> bool:
+    """Whether a function has a ``pkg.Tool`` / ``*pkg.Tool`` parameter (a project's tool helper)."""
+    parameters_node = function.child_by_field_name("parameters")
+    for declaration in named(parameters_node) if parameters_node is not None else []:
+        if _tool_sdk(scope, declaration.child_by_field_name("type")) is not None:
+            return True
+    return False
+
+
+def outer_call(node: Node) -> Node | None:
+    """The call that takes ``node`` (or ``&node``) directly as an argument."""
+    current = node
+    if current.parent is not None and current.parent.type == "unary_expression":
+        current = current.parent
+    parent = current.parent
+    if parent is None or parent.type != "argument_list" or parent.parent is None:
+        return None
+    return parent.parent if parent.parent.type == "call_expression" else None
+
+
+def read_unit(scope: Scope, unit: Unit) -> Reading:
+    """What a unit writes: its name, tool title and annotations."""
+    if unit.kind == "literal" and unit.body is not None:
+        return read_tool_literal(scope, unit.body)
+    if unit.kind == "new-tool":
+        return read_new_tool(scope, unit.node)
+    return read_raw_schema(scope, unit.node)  # raw-schema and register-tool: a name, no annotations

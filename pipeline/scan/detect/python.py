@@ -1,0 +1,223 @@
+"""Python tool definitions: the official ``mcp`` SDK (v1 FastMCP, v2 MCPServer, low-level
+servers), standalone ``fastmcp`` 2/3, the Claude Agent SDK, and look-alike agent frameworks.
+
+Attribution is by imports: a receiver resolves to the object its file (or, one level, another
+module of the tree) builds with ``FastMCP(...)`` / ``MCPServer(...)`` / ``Server(...)`` /
+``Agent(...)``, or to a parameter typed with one of them; a receiver that does not resolve
+counts only in a file importing an MCP server package (``fallback``). Project wrappers,
+constants, presets and helpers are learnt in phase 1 (``python_index``) and followed one level.
+
+Rows and lines (``rule`` is ``python.<sdk>.<form>``):
+
+- ``decorator`` / ``decorator-v2``: ``@mcp.tool(...)`` (bare ``@mcp.tool`` only for fastmcp: the
+  official SDK raises ``TypeError``), also ``mcp.tool(...)(fn)``; line of the decorator;
+- ``call``: fastmcp ``mcp.tool(fn, name=...)``; ``add-tool`` / ``add-tool-v2``: ``mcp.add_tool(fn)``
+  (not when ``fn`` is already counted); ``from-function``: ``Tool.from_function(fn)``; line of the call;
+- ``standalone-decorator`` (fastmcp 3 ``@tool``), ``mixin-decorator`` (``@mcp_tool``), look-alike
+  ``decorator`` / ``agent-decorator`` / ``from-function``; line of the decorator or call;
+- ``lowlevel-tool`` / ``lowlevel-tool-v2``: each ``types.Tool(name=...)`` in a file serving a tool
+  list (``list_tools`` / ``on_list_tools`` / ``ListToolsResult``) or in a module-level list such a
+  handler returns; line of the ``Tool(`` call;
+- ``wrapper``: a function decorated with a project wrapper, ``via="wrapper:<Class.method|function>"``.
+
+Files defining their own ``ToolAnnotations`` class are excluded as ``type-definition``, copies of an
+SDK's ``FastMCP`` / ``MCPServer`` class as ``sdk-source``, and files that only read hints through an
+MCP client as ``client-code``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from functools import cache
+
+import tree_sitter
+
+from pipeline.scan.detect.deps import Dependencies
+from pipeline.scan.detect.model import Exclusion, Tool
+from pipeline.scan.detect.python_forms import FileForms
+from pipeline.scan.detect.python_index import ProjectIndex
+from pipeline.scan.detect.python_rules import KNOWN_ROOTS, fallback
+from pipeline.scan.detect.python_scope import Node, Scope, classify, last_name, string_value, text
+from pipeline.scan.detect.source import SourceFile, parser_for
+
+HINT_MARKERS = (b"readonlyhint", b"read_only_hint", b"destructivehint", b"destructive_hint", b"idempotenthint",
+                b"idempotent_hint", b"openworldhint", b"open_world_hint")
+#: (with a hint spelling) a file is indexed only if it holds one of these lower-cased bytes
+INDEX_MARKERS = (b".tool(", b"add_tool(", b"toolannotations", b"list_tools", b"fastmcp", b"mcpserver", b"pydantic_ai")
+#: a file is read in phase 2 only if it holds one of these (or a known wrapper's name)
+DETECT_MARKERS = (b"mcp", b"claude_agent_sdk", b"langchain", b"crewai", b"from agents", b"pydantic_ai", b"strands",
+                  b"agno.tools", b"smolagents", b"class toolannotations")
+CLIENT_NAMES = ("ClientSession", "Client", "client")
+
+_QUERY = """
+(import_statement) @import
+(import_from_statement) @import
+(assignment) @assign
+(return_statement) @return
+(call function: (attribute attribute: (identifier) @_method
+  (#any-of? @_method "tool" "add_tool" "from_function" "Tool"))) @call
+(call function: (call)) @call
+(call function: (identifier) @_name (#match? @_name "Tool$")) @call
+(call arguments: (argument_list (keyword_argument name: (identifier) @_key (#eq? @_key "on_list_tools")))) @call
+(decorated_definition) @decorated
+(function_definition) @function
+(class_definition) @class
+"""
+
+
+@cache
+def _query() -> tree_sitter.Query:
+    language = parser_for("tree_sitter_python", "language").language
+    assert language is not None
+    return tree_sitter.Query(language, _QUERY)
+
+
+def captures(file: SourceFile) -> dict[str, list[Node]]:
+    """Every node of interest in ``file``, by capture name, in source order."""
+    found = tree_sitter.QueryCursor(_query()).captures(file.tree.root_node)
+    return {name: sorted(nodes, key=lambda n: n.start_byte) for name, nodes in found.items()}
+
+
+class PythonDetector:
+    """Finds Python tool definitions; one instance per tree."""
+
+    def __init__(self, dependencies: Dependencies) -> None:
+        self.dependencies = dependencies
+        self.project = ProjectIndex()
+        self._wrapper_markers: tuple[bytes, ...] = ()
+
+    def index(self, file: SourceFile) -> None:
+        """Phase 1: learn constants, presets, helpers, module objects and wrappers."""
+        lower = file.lower
+        hints = b"hint" in lower and any(marker in lower for marker in HINT_MARKERS)
+        if not hints and not any(marker in lower for marker in INDEX_MARKERS):
+            return
+        found = captures(file)
+        scope = build_scope(file.data, found, self.project)
+        self.project.learn(file.path, file.data, scope, found, fallback(scope, self.dependencies, file.path))
+
+    def detect(self, file: SourceFile) -> Iterator[Tool | Exclusion]:
+        """Phase 2: the tools ``file`` defines, or why it is left out."""
+        if not self._wrapper_markers:
+            instances = [n for n, o in self.project.objects.items() if o.callee_name in self.project.wrapper_classes]
+            names = [*self.project.wrapper_classes, *self.project.wrapper_functions, *instances]
+            self._wrapper_markers = tuple(n.lower().encode() for n in names) or (b"\0",)
+        if not any(m in file.lower for m in DETECT_MARKERS + self._wrapper_markers):
+            return
+        found = captures(file)
+        excluded = self._excluded(file, found)
+        if excluded is not None:
+            yield excluded
+            return
+        scope = build_scope(file.data, found, self.project)
+        tools = list(self._tools(file, scope, found))
+        if not tools and _client_code(file, scope):
+            yield Exclusion(file.path, "client-code", "reads tool annotations through an MCP client")
+        yield from tools
+
+    def _tools(self, file: SourceFile, scope: Scope, found: dict[str, list[Node]]) -> Iterator[Tool]:
+        forms = FileForms(file, scope, self.project, self.dependencies)
+        for node in found.get("decorated", []):
+            yield from forms.decorated(node)
+        wrapped = any(path == file.path for path, _ in self.project.wrapper_bodies)
+        for node in found.get("call", []):
+            if wrapped and self._inside_wrapper(file.path, node):
+                continue
+            if (tool := forms.call(node)) is not None:
+                yield tool
+
+    def _inside_wrapper(self, path: str, node: Node) -> bool:
+        parent = node.parent
+        while parent is not None:
+            if parent.type == "function_definition" and (path, parent.start_byte) in self.project.wrapper_bodies:
+                return True
+            parent = parent.parent
+        return False
+
+    def _excluded(self, file: SourceFile, found: dict[str, list[Node]]) -> Exclusion | None:
+        lower = file.lower
+        if b"class toolannotations" not in lower and b"class fastmcp" not in lower and b"class mcpserver" not in lower:
+            return None
+        for node in found.get("class", []):
+            name = text(file.data, node.child_by_field_name("name"))
+            if name == "ToolAnnotations":
+                return Exclusion(file.path, "type-definition", "defines class ToolAnnotations")
+            if name in ("FastMCP", "MCPServer") and _defines_method(file.data, node, "tool"):
+                return Exclusion(file.path, "sdk-source", f"defines {name}.tool")
+        return None
+
+
+def _defines_method(data: bytes, node: Node, method: str) -> bool:
+    body = node.child_by_field_name("body")
+    for child in body.named_children if body is not None else []:
+        definition = child.child_by_field_name("definition") if child.type == "decorated_definition" else child
+        if definition is not None and definition.type == "function_definition" and \
+                text(data, definition.child_by_field_name("name")) == method:
+            return True
+    return False
+
+
+def _client_code(file: SourceFile, scope: Scope) -> bool:
+    if not any(marker in file.lower for marker in HINT_MARKERS):
+        return False
+    client = any(q.split(".")[0] in ("mcp", "fastmcp") and any(c in q for c in CLIENT_NAMES)
+                 for q in scope.imports.values())
+    return client or b"clientsession" in file.lower
+
+
+def build_scope(data: bytes, found: dict[str, list[Node]], index: ProjectIndex) -> Scope:
+    """The file's imports and the variables bound to SDK objects or project wrappers."""
+    scope = Scope(data)
+    for node in found.get("import", []):
+        scope.add_import(node)
+    _imported_objects(scope, index)
+    for node in found.get("function", []):
+        _typed_parameters(scope, node)
+    for node in found.get("assign", []):
+        _assignment(scope, node, index)
+    return scope
+
+
+def _imported_objects(scope: Scope, index: ProjectIndex) -> None:
+    for local, qual in list(scope.imports.items()):
+        if qual.split(".")[0] in KNOWN_ROOTS or (found := index.objects.get(qual.rsplit(".", 1)[-1])) is None:
+            continue
+        if classify(found.callee):
+            scope.bindings[local] = found.callee or ""
+        elif found.callee_name in index.wrapper_classes:
+            scope.bindings[local] = f"wrapper:{found.callee_name}"
+            scope.wrapper_args[local] = found.first_arg
+
+
+def _typed_parameters(scope: Scope, node: Node) -> None:
+    params = node.child_by_field_name("parameters")
+    for child in params.named_children if params is not None else []:
+        if child.type not in ("typed_parameter", "typed_default_parameter"):
+            continue
+        name = child.child_by_field_name("name") or child.named_children[0]
+        kind_node = child.child_by_field_name("type")
+        inner = kind_node.named_children[0] if kind_node is not None and kind_node.named_children else None
+        quoted = string_value(scope.data, inner)
+        qual = scope.imports.get(quoted) if quoted is not None else scope.qualify(inner)
+        if classify(qual):
+            scope.bindings[text(scope.data, name)] = qual or ""
+
+
+def _assignment(scope: Scope, node: Node, index: ProjectIndex) -> None:
+    left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+    if left is None or right is None:
+        return
+    target = text(scope.data, left)
+    if right.type in ("identifier", "attribute") and (bound := scope.receiver(right)) is not None:
+        scope.bindings[target] = bound
+    if right.type != "call":
+        return
+    function = right.child_by_field_name("function")
+    qual = scope.qualify(function)
+    if classify(qual):
+        scope.bindings[target] = qual or ""
+    elif (name := last_name(scope.data, function)) in index.wrapper_classes and name is not None:
+        scope.bindings[target] = f"wrapper:{name}"
+        args = right.child_by_field_name("arguments")
+        first = [c for c in args.named_children if c.type != "keyword_argument"][:1] if args is not None else []
+        scope.wrapper_args[target] = text(scope.data, first[0]) if first else ""

@@ -1,0 +1,246 @@
+"""Phase 2 for Python: the registration forms of one file, as ``Tool`` rows.
+
+Decorated functions (``@mcp.tool``, ``@tool``, ``@agent.tool``, a wrapper's ``@registry.tool``) and
+calls (``mcp.add_tool(fn)``, ``mcp.tool(fn)``, ``mcp.tool(...)(fn)``, ``Tool.from_function(fn)``,
+low-level ``types.Tool(name=...)``). Lines: a decorated tool is on its decorator's line, every
+other form on the first line of its call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from pipeline.scan.detect.deps import Dependencies
+from pipeline.scan.detect.model import Annotations, Tool
+from pipeline.scan.detect.python_annotations import Reader
+from pipeline.scan.detect.python_index import ProjectIndex, Wrapper
+from pipeline.scan.detect.python_rules import DECORATORS, FROM_FUNCTION, KNOWN_ROOTS, declared, fallback, matches
+from pipeline.scan.detect.python_scope import (
+    Kind,
+    Node,
+    Scope,
+    classify,
+    function_name,
+    keywords,
+    positionals,
+    string_value,
+    text,
+)
+from pipeline.scan.detect.sdks import SDKS
+from pipeline.scan.detect.source import SourceFile
+
+
+class FileForms:
+    """Finds the tools of one file."""
+
+    def __init__(self, file: SourceFile, scope: Scope, index: ProjectIndex, dependencies: Dependencies) -> None:
+        self.file, self.data, self.scope, self.index = file, file.data, scope, index
+        self.reader = Reader(index.presets, file.data, file.path)
+        self.fallback = fallback(scope, dependencies, file.path)
+        self.declared = declared(dependencies, file.path)
+        self.counted: set[str] = set()
+        """functions and variables already counted as tools (``add_tool(x)`` adds nothing new)."""
+
+    # -- rows ---------------------------------------------------------------------------------
+    def _row(self, node: Node, sdk: str, form: str, name: str | None, args: Node | None) -> Tool:
+        given = keywords(self.data, args)
+        annotations = self.reader.read(given.get("annotations"))
+        return self._tool(node, sdk, form, name, annotations, title=string_value(self.data, given.get("title")))
+
+    def _tool(self, node: Node, sdk: str, form: str, name: str | None, annotations: Annotations, *,
+              via: str = "direct", title: str | None = None) -> Tool:
+        if via == "direct" and annotations.source.startswith("preset:"):
+            via = annotations.source
+        return Tool(self.file.path, self.file.line(node), sdk, name, f"python.{sdk}.{form}", annotations, via,
+                    title, is_mcp=SDKS[sdk].is_mcp)
+
+    def _name(self, args: Node | None, keyword: str, fallback: str | None) -> str | None:
+        given = keywords(self.data, args)
+        if keyword in given:
+            return string_value(self.data, given[keyword])
+        first = positionals(args)[:1]
+        if first and first[0].type == "string":
+            return string_value(self.data, first[0])
+        return fallback
+
+    # -- decorators ---------------------------------------------------------------------------
+    def decorated(self, node: Node) -> Iterator[Tool]:
+        """The tools one decorated definition declares (one per matching decorator)."""
+        definition = node.child_by_field_name("definition")
+        if definition is None or definition.type != "function_definition":
+            return
+        fn = text(self.data, definition.child_by_field_name("name"))
+        for decorator in (c for c in node.children if c.type == "decorator"):
+            expression = decorator.named_children[0] if decorator.named_children else None
+            if expression is None:
+                continue
+            called = expression.type == "call"
+            callee = expression.child_by_field_name("function") if called else expression
+            args = expression.child_by_field_name("arguments") if called else None
+            found = self._decorator(decorator, callee, args, called, fn)
+            if found is not None:
+                self.counted.add(fn)
+                yield found
+
+    def _decorator(self, at: Node, callee: Node | None, args: Node | None, called: bool, fn: str) -> Tool | None:
+        qual = self.scope.qualify(callee) or ""
+        for prefix, name, sdk, form, keyword in DECORATORS:
+            if matches(qual, prefix, name):
+                if sdk == "python-claude-agent-sdk":
+                    first = positionals(args)[:1]
+                    return self._row(at, sdk, form, string_value(self.data, first[0]) if first else None, args)
+                return self._row(at, sdk, form, self._name(args, keyword, fn), args)
+        if callee is not None and callee.type == "attribute":
+            return self._method_decorator(at, callee, args, called, fn)
+        wrapper = self._function_wrapper(callee)
+        if wrapper is not None:
+            return self._wrapped(at, wrapper, None, args, fn)
+        return None
+
+    def _method_decorator(self, at: Node, callee: Node, args: Node | None, called: bool, fn: str) -> Tool | None:
+        method = text(self.data, callee.child_by_field_name("attribute"))
+        receiver = callee.child_by_field_name("object")
+        bound = self.scope.receiver(receiver)
+        if bound is not None and bound.startswith("wrapper:"):
+            wrapper = self.index.wrapper_classes.get(bound[8:], {}).get(method)
+            return self._wrapped(at, wrapper, text(self.data, receiver), args, fn) if wrapper else None
+        kind = classify(bound) if bound else self._unresolved(receiver) if method == "tool" else None
+        if kind is None:
+            return None
+        if kind.flavor == "agent":
+            return self._row(at, kind.sdk, "agent-decorator", self._name(args, "name", fn), args) \
+                if method in ("tool", "tool_plain") else None
+        if method != "tool" or kind.flavor == "lowlevel" or (not called and kind.flavor != "fastmcp"):
+            return None  # the official SDK raises TypeError on a bare @mcp.tool
+        form = "decorator-v2" if kind.flavor == "v2" else "decorator"
+        return self._row(at, kind.sdk, form, self._name(args, "name", fn), args)
+
+    # -- wrappers -----------------------------------------------------------------------------
+    def _function_wrapper(self, callee: Node | None) -> Wrapper | None:
+        if callee is None or callee.type != "identifier":
+            return None
+        local = text(self.data, callee)
+        qual = self.scope.imports.get(local)
+        if qual is not None and qual.split(".")[0] in KNOWN_ROOTS:
+            return None
+        return self.index.wrapper_functions.get(qual.rsplit(".", 1)[-1] if qual else local)
+
+    def _wrapped(self, at: Node, wrapper: Wrapper, instance: str | None, args: Node | None, fn: str) -> Tool | None:
+        kind = self._wrapper_kind(wrapper, instance)
+        if kind is None:
+            return None
+        given = keywords(self.data, args)
+        if "annotations" in given or wrapper.inner_annotations is None:
+            annotations = self.reader.read(given.get("annotations"))
+        else:
+            annotations = self.reader.resolve(list(wrapper.inner_annotations), {}).with_source("inline")
+        name = self._name(args, "name", fn)
+        title = string_value(self.data, given.get("title"))
+        return self._tool(at, kind.sdk, "wrapper", name, annotations, via=f"wrapper:{wrapper.name}", title=title)
+
+    def _wrapper_kind(self, wrapper: Wrapper, instance: str | None) -> Kind | None:
+        if instance is not None and (arg := self.scope.wrapper_args.get(instance)):
+            kind = classify(self.scope.bindings.get(arg)) or self._object_kind(arg)
+            if kind is not None:
+                return kind
+        return wrapper.kind or self._object_kind(wrapper.receiver) or self.fallback
+
+    def _object_kind(self, name: str) -> Kind | None:
+        found = self.index.objects.get(name)
+        return classify(found.callee) if found is not None else None
+
+    # -- calls --------------------------------------------------------------------------------
+    def call(self, node: Node) -> Tool | None:
+        """The tool a call defines, if any."""
+        function = node.child_by_field_name("function")
+        args = node.child_by_field_name("arguments")
+        if function is None or (node.parent is not None and node.parent.type == "decorator"):
+            return None
+        if function.type == "call":
+            return self._applied(node, function, args)
+        if function.type != "attribute":
+            return self._low_level(node, function, args)
+        method = text(self.data, function.child_by_field_name("attribute"))
+        if method == "from_function":
+            return self._from_function(node, function, args)
+        if method in ("add_tool", "tool"):
+            return self._register_call(node, function, method, args)
+        return self._low_level(node, function, args)
+
+    def _receiver_kind(self, function: Node) -> Kind | None:
+        bound = self.scope.receiver(function.child_by_field_name("object"))
+        if bound is not None:
+            return classify(bound)
+        return self._unresolved(function.child_by_field_name("object"))
+
+    def _unresolved(self, receiver: Node | None) -> Kind | None:
+        """A receiver bound to nothing known: the file's MCP imports decide, else, for an object
+        imported from a module of the tree (whose file may not have been kept), the manifest."""
+        if self.fallback is not None or receiver is None or receiver.type != "identifier":
+            return self.fallback
+        qual = self.scope.imports.get(text(self.data, receiver))
+        return self.declared if qual is not None and qual.split(".")[0] not in KNOWN_ROOTS else None
+
+    def _register_call(self, node: Node, function: Node, method: str, args: Node | None) -> Tool | None:
+        kind = self._receiver_kind(function)
+        first = positionals(args)[:1]
+        if kind is None or kind.flavor in ("lowlevel", "agent") or not first or first[0].type == "string":
+            return None
+        if method == "tool" and kind.flavor != "fastmcp":
+            return None
+        if first[0].type not in ("identifier", "attribute") or self._defined_elsewhere(first[0]):
+            return None
+        name = self._name(args, "name", function_name(self.data, first[0]))
+        form = "call" if method == "tool" else "add-tool-v2" if kind.flavor == "v2" else "add-tool"
+        return self._row(node, kind.sdk, form, name, args)
+
+    def _defined_elsewhere(self, reference: Node) -> bool:
+        """Whether ``add_tool(x)`` adds a tool already counted (from ``from_function`` or ``@tool``)."""
+        return text(self.data, reference) in self.counted
+
+    def _applied(self, node: Node, inner: Node, outer_args: Node | None) -> Tool | None:
+        function = inner.child_by_field_name("function")
+        first = positionals(outer_args)[:1]
+        if function is None or function.type != "attribute" or not first:
+            return None
+        if text(self.data, function.child_by_field_name("attribute")) != "tool":
+            return None
+        kind = self._receiver_kind(function)
+        if kind is None or kind.flavor in ("lowlevel", "agent"):
+            return None
+        args = inner.child_by_field_name("arguments")
+        name = self._name(args, "name", function_name(self.data, first[0]))
+        return self._row(node, kind.sdk, "decorator-v2" if kind.flavor == "v2" else "decorator", name, args)
+
+    def _from_function(self, node: Node, function: Node, args: Node | None) -> Tool | None:
+        qual = self.scope.qualify(function.child_by_field_name("object")) or ""
+        sdk = FROM_FUNCTION.get(qual.split(".")[0])
+        if sdk is None:
+            return None
+        given = keywords(self.data, args)
+        first = positionals(args)[:1]
+        reference = first[0] if first else given.get("fn", given.get("func"))
+        if node.parent is not None and node.parent.type == "assignment":
+            self.counted.add(text(self.data, node.parent.child_by_field_name("left")))
+        name = self._name(args, "name", function_name(self.data, reference))
+        return self._row(node, sdk, "from-function", name, args)
+
+    def _low_level(self, node: Node, function: Node, args: Node | None) -> Tool | None:
+        qual = self.scope.qualify(function) or ""
+        if qual != "mcp_types.Tool" and not (qual.startswith("mcp.") and qual.endswith(".Tool")):
+            return None
+        if not self._serves_tool_list(node):
+            return None
+        given = keywords(self.data, args)
+        v2 = "input_schema" in given or self.fallback == Kind("python-mcp", "v2") or b"on_list_tools" in self.file.lower
+        return self._row(node, "python-mcp", "lowlevel-tool-v2" if v2 else "lowlevel-tool",
+                         self._name(args, "name", None), args)
+
+    def _serves_tool_list(self, node: Node) -> bool:
+        if b"list_tools" in self.file.lower or b"listtoolsresult" in self.file.lower:
+            return True
+        parent = node.parent
+        while parent is not None and parent.type != "assignment":
+            parent = parent.parent
+        target = parent.child_by_field_name("left") if parent is not None else None
+        return target is not None and text(self.data, target) in self.index.tool_lists

@@ -1,0 +1,123 @@
+"""Reading Rust values for the Rust detector: string and boolean literals, attribute token
+trees, and annotation expressions (builders, ``from_raw``, struct literals, ``json!``).
+
+``evaluate`` turns an annotations expression into ``Annotations``; identifiers it cannot read
+are handed to a resolver (local ``let`` bindings, then the tree's presets). Inside a project
+wrapper, an identifier naming one of the wrapper's parameters becomes ``param:<i>``, filled in
+from each call's arguments (``substitute``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import replace
+
+from pipeline.scan.detect.model import DYNAMIC, FALSE, HINT_FIELDS, TRUE, UNSET, Annotations, hint_field
+from pipeline.scan.detect.source import SourceFile
+from pipeline.scan.detect.syntax import Node, named, unquote
+
+#: resolves an identifier (or a zero-argument helper call) to annotations, or None
+Resolver = Callable[[str, Node], "Annotations | None"]
+
+_GENERICS = re.compile(r"::<[^()]*?>|<[^()]*?>")
+_RAW = re.compile(r'\Ab?r(#*)"(.*)"\1\Z', re.S)
+_STRING_WRAPPERS = ("to_string", "into", "to_owned", "clone")
+
+
+def path_segments(file: SourceFile, node: Node) -> list[str]:
+    """``a::b::<T>::c`` as ``['a', 'b', 'c']`` (generic arguments dropped)."""
+    return [s for s in _GENERICS.sub("", file.text(node)).replace(" ", "").split("::") if s]
+
+
+def string_value(file: SourceFile, node: Node | None) -> str | None:
+    """A literal string, also through ``.to_string()``, ``.into()``, ``String::from`` and ``Some``."""
+    if node is None:
+        return None
+    if node.type == "string_literal":
+        return unquote(file.text(node))
+    if node.type == "raw_string_literal":
+        found = _RAW.match(file.text(node))
+        return found.group(2) if found else None
+    if node.type == "call_expression":
+        function, args = node.child_by_field_name("function"), named(node.child_by_field_name("arguments") or node)
+        if function is not None and function.type == "field_expression" and not args:
+            field = function.child_by_field_name("field")
+            if file.text(field) in _STRING_WRAPPERS:
+                return string_value(file, function.child_by_field_name("value"))
+        if function is not None and len(args) == 1 and path_segments(file, function)[-1:] in (["from"], ["Some"]):
+            return string_value(file, args[0])
+    return None
+
+
+def bool_value(file: SourceFile, node: Node | None, params: dict[str, int] | None = None) -> str:
+    """``true``/``false`` for a literal (also ``Some(true)``), ``unset`` for ``None``, else ``dynamic``
+    (or ``param:<i>`` for a wrapper parameter)."""
+    if node is None:
+        return UNSET
+    text = file.text(node).strip()
+    if node.type == "boolean_literal":
+        return TRUE if text == "true" else FALSE
+    if text == "None":
+        return UNSET
+    if params and text in params:
+        return f"param:{params[text]}"
+    if node.type == "call_expression" and path_segments(file, node.child_by_field_name("function") or node) == ["Some"]:
+        args = named(node.child_by_field_name("arguments") or node)
+        return bool_value(file, args[0], params) if len(args) == 1 else DYNAMIC
+    return DYNAMIC
+
+
+def with_title(annotations: Annotations, file: SourceFile, node: Node | None) -> Annotations:
+    """A copy with the annotations title read from ``node`` (``None`` leaves it unset)."""
+    if node is None or file.text(node).strip() == "None":
+        return annotations
+    title = string_value(file, node)
+    state = TRUE if title is not None else DYNAMIC
+    return replace(annotations, title=title, title_state=state)
+
+
+def token_pairs(file: SourceFile, tree: Node | None) -> list[tuple[str, Node]]:
+    """The ``key = value`` / ``key: value`` / ``key(...)`` entries of an attribute or macro token tree."""
+    if tree is None:
+        return []
+    items = [c for c in tree.children if c.type not in ("(", ")", "{", "}", "[", "]", ",")]
+    pairs: list[tuple[str, Node]] = []
+    for index, item in enumerate(items):
+        key = file.text(item) if item.type == "identifier" else unquote(file.text(item))
+        if key is None or item.type not in ("identifier", "string_literal") or index + 1 >= len(items):
+            continue
+        after = items[index + 1]
+        if after.type in ("=", ":") and index + 2 < len(items):
+            pairs.append((key, items[index + 2]))
+        elif after.type == "token_tree" and item.type == "identifier":
+            pairs.append((key, after))
+    return pairs
+
+
+def token_annotations(file: SourceFile, pairs: list[tuple[str, Node]], source: str) -> Annotations:
+    """Annotations from attribute pairs: hint spellings (snake or camel) and ``title``."""
+    result = Annotations(source=source)
+    for key, value in pairs:
+        if key == "title":
+            result = with_title(result, file, value)
+        elif (field := hint_field(key)) is not None:
+            result = result.with_hint(field, bool_value(file, value))
+    return result
+
+
+def substitute(template: Annotations, arguments: list[str]) -> Annotations:
+    """A wrapper's annotations with ``param:<i>`` hints replaced by the call's i-th argument."""
+    result = template
+    for hint in HINT_FIELDS:
+        value = getattr(template, hint)
+        if value.startswith("param:"):
+            index = int(value.split(":", 1)[1])
+            written = arguments[index] if index < len(arguments) else None
+            result = result.with_hint(hint, UNSET if written is None else _literal_bool(written))
+    return result
+
+
+def _literal_bool(text: str) -> str:
+    value = text.strip().removeprefix("Some(").removesuffix(")")
+    return {"true": TRUE, "false": FALSE, "None": UNSET}.get(value, DYNAMIC)

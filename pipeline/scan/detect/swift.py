@@ -1,0 +1,257 @@
+"""The Swift detector: the official SDK (``import MCP``) and Cocoanetics/SwiftMCP (``import SwiftMCP``).
+
+Forms (rule ``swift.<sdk>.<form>``):
+
+- ``swift-mcp`` ``constructor``: ``Tool(name: "x", title: .., description: .., inputSchema: ..,
+  annotations: .init(title: .., readOnlyHint: ..))`` (also ``.init(name:..inputSchema:..)`` where
+  the type is inferred, ``Tool.Annotations(..)`` spelled out, and a shared ``Tool.Annotations``
+  value as a preset). Line: the call. ``title:`` on the Tool is the tool-level title.
+- ``swift-swiftmcp`` ``attribute``: ``@MCPTool(hints: [.readOnly, .idempotent])`` or the older
+  ``@MCPTool(readOnlyHint: true)`` on a method; the name is ``name:`` or the method name, converted
+  by ``@MCPServer(toolNaming: .snakeCase | .pascalCase)``. Line: the attribute. Listed hints are
+  ``true``; the OptionSet cannot say ``false``.
+- ``wrapper``: each call of a project func that builds ``Tool(name: <its parameter>, ..)``.
+
+Files are attributed by ``import MCP`` / ``import SwiftMCP``; ``import MCPTool`` (the
+promptping-ai fork's ``@Tool struct`` macro) is not an MCP SDK here and gives no row.
+Exclusions: a file defining its own ``ToolAnnotations``/``Annotations`` type with hint fields
+(``type-definition``; ``sdk-source`` when nested in ``struct Tool`` or when the file declares the
+``MCPTool`` macro itself), and a file importing an SDK that defines no tool but reads hints
+(``client-code``, e.g. ``tool.annotations.readOnlyHint`` in a ``Client``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from pipeline.scan.detect.deps import Dependencies
+from pipeline.scan.detect.model import NO_ANNOTATIONS, TRUE, Annotations, Exclusion, Tool, hint_field
+from pipeline.scan.detect.rust_values import substitute
+from pipeline.scan.detect.sdks import SDKS
+from pipeline.scan.detect.source import SourceFile
+from pipeline.scan.detect.swift_values import (
+    ANNOTATION_TYPES,
+    Arguments,
+    attribute_arguments,
+    call_arguments,
+    callee,
+    captures,
+    evaluate,
+    labelled_annotations,
+    string_value,
+)
+from pipeline.scan.detect.syntax import Node, named
+
+MARKERS = (b"import mcp", b"swiftmcp", b"mcptool", b"readonlyhint", b"toolannotations")
+IMPORTS = {"MCP": "swift-mcp", "SwiftMCP": "swift-swiftmcp"}
+_HINTS = frozenset({"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"})
+_TYPES = ("ToolAnnotations", "Annotations")
+
+
+@dataclass(frozen=True)
+class Wrapper:
+    """A project func that builds one official-SDK ``Tool`` per call."""
+
+    name: str
+    path: str
+    params: tuple[tuple[str, str | None], ...]
+    """(internal name, argument label or None for ``_``) of each parameter."""
+    name_index: int
+    annotations: Annotations
+    tool_title: str | None
+
+
+class SwiftDetector:
+    """Finds Swift MCP tool definitions; one instance per tree."""
+
+    def __init__(self, dependencies: Dependencies) -> None:
+        self.dependencies = dependencies
+        self.presets: dict[str, Annotations] = {}
+        self.wrappers: dict[str, Wrapper] = {}
+
+    def index(self, file: SourceFile) -> None:
+        """Phase 1: shared ``Tool.Annotations`` values and Tool-building funcs."""
+        if "swift-mcp" not in self._sdks(file, None):
+            return
+        nodes = captures(file)
+        for prop in nodes.get("property", []):
+            value, name = prop.child_by_field_name("value"), prop.child_by_field_name("name")
+            if name is not None and _annotations_value(file, value):
+                self.presets[file.text(name).strip()] = evaluate(file, value, lambda _: None, {})
+        for call in nodes.get("call", []):
+            function = _enclosing_function(call) if _is_tool(file, call) else None
+            if function is not None and (wrapper := self._wrapper(file, function, call)) is not None:
+                self.wrappers.setdefault(wrapper.name, wrapper)
+
+    def detect(self, file: SourceFile) -> Iterator[Tool | Exclusion]:
+        """Phase 2: the tool rows of ``file`` (or why it is left out)."""
+        called = [w for w in self.wrappers if w.lower().encode() + b"(" in file.lower]
+        if not called and not any(m in file.lower for m in MARKERS):
+            return
+        nodes = captures(file)
+        if (why := _type_definition(file, nodes)) is not None:
+            yield Exclusion(file.path, why, "defines its own tool annotations type")
+            return
+        sdks = self._sdks(file, nodes)
+        rows = list(self._rows(file, nodes, sdks))
+        yield from rows
+        if not rows and sdks and any(file.text(n) in _HINTS for n in nodes.get("nav", [])):
+            yield Exclusion(file.path, "client-code", "reads tool annotation hints, defines no tool")
+
+    def _sdks(self, file: SourceFile, nodes: dict[str, list[Node]] | None) -> set[str]:
+        if b"import mcp" not in file.lower and b"import swiftmcp" not in file.lower:
+            return set()
+        imports = (nodes or captures(file)).get("import", [])
+        roots = {file.text(named(i)[-1]).split(".")[0] for i in imports if named(i)}
+        return {IMPORTS[r] for r in roots if r in IMPORTS}
+
+    def _rows(self, file: SourceFile, nodes: dict[str, list[Node]], sdks: set[str]) -> Iterator[Tool]:
+        for call in nodes.get("call", []):
+            if "swift-mcp" in sdks and _is_tool(file, call) and not self._inside_wrapper(file, call):
+                yield self._constructor(file, call)
+            elif (wrapper := self.wrappers.get(callee(file, call))) is not None:
+                yield self._wrapper_call(file, call, wrapper)
+        if "swift-swiftmcp" in sdks:
+            for function in nodes.get("function", []):
+                attribute = _attribute(file, function, "MCPTool")
+                if attribute is not None:
+                    yield self._swiftmcp(file, function, attribute)
+
+    def _constructor(self, file: SourceFile, call: Node, params: dict[str, int] | None = None) -> Tool:
+        args = dict(call_arguments(file, call))
+        annotations = evaluate(file, args.get("annotations"), self.presets.get, params or {})
+        via = annotations.source if annotations.source.startswith("preset:") else "direct"
+        name, title = string_value(file, args.get("name")), string_value(file, args.get("title"))
+        return _tool(file, call, "swift-mcp", name, form="constructor", annotations=annotations, via=via,
+                     tool_title=title)
+
+    def _wrapper(self, file: SourceFile, function: Node, call: Node) -> Wrapper | None:
+        """A wrapper when the ``Tool(..)`` built in ``function`` is named by one of its parameters."""
+        params = _parameters(file, function)
+        internal = {name: i for i, (name, _) in enumerate(params)}
+        name = file.text(dict(call_arguments(file, call)).get("name"))
+        if name not in internal:
+            return None
+        tool = self._constructor(file, call, internal)
+        return Wrapper(file.text(function.child_by_field_name("name")), file.path, params,
+                       internal[name], tool.annotations, tool.tool_title)
+
+    def _wrapper_call(self, file: SourceFile, call: Node, wrapper: Wrapper) -> Tool:
+        values = _bind(file, wrapper.params, call_arguments(file, call))
+        written = [file.text(v) if v is not None else "None" for v in values]
+        annotations = substitute(wrapper.annotations, [w.replace("nil", "None") for w in written])
+        name = string_value(file, values[wrapper.name_index])
+        return _tool(file, call, "swift-mcp", name, form="wrapper", annotations=annotations,
+                     via=f"wrapper:{wrapper.name}", tool_title=wrapper.tool_title)
+
+    def _swiftmcp(self, file: SourceFile, function: Node, attribute: Node) -> Tool:
+        args = attribute_arguments(file, attribute)
+        name = string_value(file, dict(args).get("name")) or _convert(
+            file.text(function.child_by_field_name("name")), _naming(file, function))
+        return _tool(file, attribute, "swift-swiftmcp", name, form="attribute", annotations=_hints(file, args))
+
+    def _inside_wrapper(self, file: SourceFile, node: Node) -> bool:
+        function = _enclosing_function(node)
+        wrapper = self.wrappers.get(file.text(function.child_by_field_name("name"))) if function else None
+        return wrapper is not None and wrapper.path == file.path
+
+
+def _tool(file: SourceFile, node: Node, sdk: str, name: str | None, *, form: str, annotations: Annotations,
+          via: str = "direct", tool_title: str | None = None) -> Tool:
+    return Tool(path=file.path, line=file.line(node), sdk=sdk, tool_name=name,
+                rule=f"{SDKS[sdk].language}.{sdk}.{form}", annotations=annotations, via=via,
+                tool_title=tool_title, is_mcp=SDKS[sdk].is_mcp)
+
+
+def _annotations_value(file: SourceFile, value: Node | None) -> bool:
+    """Whether a property's value is a ``Tool.Annotations(..)`` / ``.init(title:readOnlyHint:..)``."""
+    if value is None or value.type != "call_expression" or callee(file, value) not in ANNOTATION_TYPES:
+        return False
+    return "name" not in dict(call_arguments(file, value))
+
+
+def _is_tool(file: SourceFile, call: Node) -> bool:
+    """``Tool(name:..)`` / ``MCP.Tool(name:..)``, or an inferred ``.init(name:.., inputSchema:..)``."""
+    name = callee(file, call)
+    if name not in ("Tool", "MCP.Tool", ".init"):
+        return False
+    labels = {label for label, _ in call_arguments(file, call)}
+    if name in ("Tool", "MCP.Tool"):
+        return "name" in labels and bool(labels & {"inputSchema", "description"})
+    return name == ".init" and {"name", "inputSchema"} <= labels
+
+
+def _hints(file: SourceFile, args: Arguments) -> Annotations:
+    """``hints: [.readOnly, ..]`` (each listed hint true) or the older ``readOnlyHint: true`` labels."""
+    written = [(label, value) for label, value in args if label == "hints" or hint_field(label or "")]
+    result = labelled_annotations(file, [a for a in written if a[0] != "hints"], "attribute", {})
+    for _, value in (a for a in written if a[0] == "hints"):
+        members = named(value) if value.type == "array_literal" else [value]
+        for member in members:
+            hint = hint_field(file.text(member).strip())
+            result = result.with_hint(hint, TRUE) if hint else result.with_source("attribute")
+    declared = any(getattr(result, h) != "unset" for h in ("read_only_hint", "destructive_hint",
+                                                            "idempotent_hint", "open_world_hint"))
+    return result if declared or result.title else NO_ANNOTATIONS
+
+
+def _attribute(file: SourceFile, declaration: Node, name: str) -> Node | None:
+    modifiers = next((c for c in declaration.children if c.type == "modifiers"), None)
+    for attribute in named(modifiers) if modifiers is not None else []:
+        user_type = next((c for c in attribute.children if c.type == "user_type"), None)
+        if attribute.type == "attribute" and file.text(user_type) == name:
+            return attribute
+    return None
+
+
+def _naming(file: SourceFile, node: Node) -> str:
+    parent = node.parent
+    while parent is not None and parent.type != "class_declaration":
+        parent = parent.parent
+    server = _attribute(file, parent, "MCPServer") if parent is not None else None
+    naming = dict(attribute_arguments(file, server)).get("toolNaming") if server is not None else None
+    return file.text(naming).lstrip(".") if naming is not None else "functionName"
+
+
+def _convert(name: str, naming: str) -> str:
+    if naming == "snakeCase":
+        return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
+    return name[:1].upper() + name[1:] if naming == "pascalCase" else name
+
+
+def _parameters(file: SourceFile, function: Node) -> tuple[tuple[str, str | None], ...]:
+    found: list[tuple[str, str | None]] = []
+    for parameter in (c for c in function.children if c.type == "parameter"):
+        names = [file.text(c) for c in parameter.children if c.type == "simple_identifier"]
+        if names:
+            label = names[0] if names[0] != "_" else None
+            found.append((names[-1], label))
+    return tuple(found)
+
+
+def _bind(file: SourceFile, params: tuple[tuple[str, str | None], ...], args: Arguments) -> list[Node | None]:
+    """The argument written for each parameter (by label, else by position among unlabelled ones)."""
+    labelled = {label: value for label, value in args if label is not None}
+    positional = iter(value for label, value in args if label is None)
+    return [labelled.get(label) if label is not None else next(positional, None) for _, label in params]
+
+
+def _enclosing_function(node: Node) -> Node | None:
+    parent = node.parent
+    while parent is not None and parent.type != "function_declaration":
+        parent = parent.parent
+    return parent
+
+
+def _type_definition(file: SourceFile, nodes: dict[str, list[Node]]) -> str | None:
+    if b"macro MCPTool(" in file.data:
+        return "sdk-source"
+    for declaration in nodes.get("class", []):
+        name = file.text(declaration.child_by_field_name("name"))
+        if name in _TYPES and b"readOnlyHint" in file.data[declaration.start_byte : declaration.end_byte]:
+            outer = declaration.parent.parent if declaration.parent is not None else None
+            outer_name = file.text(outer.child_by_field_name("name")) if outer is not None else ""
+            return "sdk-source" if outer_name == "Tool" else "type-definition"
+    return None

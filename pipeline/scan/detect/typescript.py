@@ -1,0 +1,215 @@
+"""TypeScript/JavaScript tool definitions: official SDK v1/v2 and its wrappers, fastmcp, Mastra.
+
+Forms (sdk-idioms.md 4.1-4.4, 13), each attributed by the file's imports, never a receiver name:
+
+- ``ts-mcp``: ``registerTool(name, config, cb)``, legacy ``tool(...)``, low-level
+  ``setRequestHandler(ListToolsRequestSchema | 'tools/list', ...)`` listing tool objects (often a
+  ``TOOLS`` constant of another file); also through ``mcp-handler``, ``@vercel/mcp-adapter`` and
+  ``agents/mcp`` (``this.server.tool``). Loops over a known tool list give one row per element.
+- ``ts-fastmcp``: ``addTool({...})``, ``addTools([...])`` with ``import { FastMCP } from "fastmcp"``.
+- Mastra ``createTool``: ``ts-mastra`` (named by its key in ``new MCPServer({ tools })``, as the
+  server lists it) when registered anywhere in the tree, else the look-alike ``mastra-agent``.
+- Look-alikes: OpenClaw ``api.registerTool({...})`` (``openclaw`` or a local re-export), Vercel
+  AI ``tool({...})`` from ``ai``.
+- A project's wrappers (one level) give one row per call, ``via="wrapper:<name>"``.
+
+``line`` is the line of the callee's name for a call that defines one tool (``registerTool``,
+``tool``, ``addTool({..})``, ``createTool``, a wrapper call), and the line of the object
+literal's ``{`` for a tool object reached through a list, a constant or a factory.
+Exclusions: MCP client code reading hints, a project's own ``ToolAnnotations`` type, and a copy
+of an SDK's ``McpServer``/``FastMCP`` class.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import replace
+from posixpath import dirname
+
+from pipeline.scan.detect import typescript_forms as forms
+from pipeline.scan.detect.deps import Dependencies
+from pipeline.scan.detect.model import Exclusion, Tool
+from pipeline.scan.detect.sdks import SDKS
+from pipeline.scan.detect.source import SourceFile
+from pipeline.scan.detect.typescript_annotations import Resolver, ToolInfo, bind, tool_info
+from pipeline.scan.detect.typescript_imports import AI_MARKERS, IMPORT_MARKERS, MARKERS, Imports, imports_of
+from pipeline.scan.detect.typescript_index import ProjectIndex, captures
+from pipeline.scan.detect.typescript_loops import expand_loop, mastra_names
+from pipeline.scan.detect.typescript_values import Node, Ref, arguments, callee, unwrap
+
+_INDEX_MARKERS = (*MARKERS, b"execute", b"createtool")
+_DETECT_MARKERS = (*IMPORT_MARKERS, *AI_MARKERS, b"toolannotations", b"class mcpserver", b"class fastmcp")
+#: callee names of the forms this module reads (wrapper names are added per tree)
+_FORMS = ("registerTool", "tool", "addTool", "addTools", "setRequestHandler", "createTool")
+_CALL_MARKERS = (b"registertool", b"tool(", b"addtool", b"setrequesthandler", b"createtool")
+_OBJECTISH = ("object", "identifier", "call_expression")
+_HINTS = (b"readonlyhint", b"destructivehint", b"idempotenthint", b"openworldhint")
+_SDK_CLASS = re.compile(rb"\bclass\s+(?:McpServer|FastMCP)\b")
+_SDK_METHOD = re.compile(rb"^\s*(?:public\s+)?(?:registerTool|tool|addTool)\s*(?:<[^>\n]*>)?\(", re.M)
+_OWN_TYPE = re.compile(rb"\b(?:interface|type)\s+(\w*ToolAnnotations\w*)\b")
+
+
+class TypeScriptDetector:
+    """Finds tool definitions in .ts/.tsx/.js files of one tree (two phases)."""
+
+    def __init__(self, dependencies: Dependencies) -> None:
+        self.dependencies = dependencies
+        self._project = ProjectIndex()
+        self._seen: set[tuple[str, int, str]] = set()
+        self._mastra: tuple[dict[str, str], dict[tuple[str, int], str]] | None = None
+        self._versions: dict[tuple[str, str], str | None] = {}
+
+    def index(self, file: SourceFile) -> None:
+        """Phase 1: constants, helpers, wrappers, OpenClaw shims, Mastra servers."""
+        self._project.note_module(file)
+        if any(m in file.lower for m in _INDEX_MARKERS):
+            self._project.note(file)
+
+    def detect(self, file: SourceFile) -> Iterator[Tool | Exclusion]:
+        """Phase 2: the file's tool definitions, or why it is left out."""
+        if not self._wanted(file.lower):
+            return
+        imports = imports_of(file.path, file.data, self._project.openclaw_modules)
+        if not imports.openclaw and self._openclaw_plugin(file):
+            imports = replace(imports, openclaw_local=True)
+        rows = list(self._rows(file, imports)) if self._calls_a_form(file.lower) else []
+        yield from rows
+        if not rows and (excluded := _exclusion(file, imports)) is not None:
+            yield excluded
+
+    def _openclaw_plugin(self, file: SourceFile) -> bool:
+        """A plugin entry whose manifest declares ``openclaw`` (its ``./api.js`` shim may hold no ``tool``)."""
+        entry = b"definepluginentry" in file.lower or b"openclawpluginapi" in file.lower
+        return entry and self.dependencies.find(SDKS["openclaw"].packages, file.path) is not None
+
+    def _calls_a_form(self, lower: bytes) -> bool:
+        if any(m in lower for m in _CALL_MARKERS):
+            return True
+        return any(name.lower().encode() in lower for name in self._project.wrappers)
+
+    def _wanted(self, lower: bytes) -> bool:
+        if any(m in lower for m in _DETECT_MARKERS):
+            return True
+        if self._project.openclaw_modules and b"registertool" in lower:
+            return True
+        return any(name.lower().encode() in lower for name in self._project.wrappers)
+
+    def _rows(self, file: SourceFile, imports: Imports) -> Iterator[Tool]:
+        res = self._project.resolver()
+        names = " ".join(f'"{n}"' for n in sorted({*_FORMS, *self._project.wrappers}))
+        query = f"((call_expression function: [(identifier) @n (member_expression property: (_) @n)]) @call" \
+                f" (#any-of? @n {names}))"
+        for call in captures(file, query).get("call", []):
+            called = callee(call)
+            if called is None or (file.path, call.start_byte) in self._project.templates:
+                continue
+            yield from self._dispatch(res, Ref(file, call), called, imports)
+
+    def _dispatch(self, res: Resolver, call: Ref, called: tuple[str, Node], imports: Imports) -> Iterator[Tool]:
+        name, name_node = called
+        member = name_node.type == "property_identifier"
+        args = arguments(call.node)
+        first = unwrap(args[0]).type if args else ""
+        if member and name == "registerTool" and imports.mcp_server and len(args) >= 2 and first != "object":
+            yield from self._loop_or(res, call, "register-tool", forms.register_tool)
+        elif member and name == "registerTool" and imports.openclaw and first in _OBJECTISH:
+            yield from self._emit("openclaw", "register-tool", forms.object_tools(res, call, False))
+        elif member and name == "tool" and imports.mcp_server:
+            yield from self._loop_or(res, call, "tool", forms.legacy_tool)
+        elif not member and name == "tool" and imports.vercel_ai and first == "object":
+            yield from self._emit("vercel-ai", "tool", self._ai_tool(res, call))
+        elif member and name in ("addTool", "addTools") and imports.fastmcp:
+            found = forms.object_tools(res, call, name == "addTools")
+            yield from self._emit("ts-fastmcp", "add-tools" if name == "addTools" else "add-tool", found)
+        elif member and name == "setRequestHandler" and imports.mcp_server:
+            yield from self._emit("ts-mcp", "list-tools", forms.list_tools(res, call))
+        elif not member and name == "createTool" and imports.mastra_core:
+            yield from self._create_tool(res, call)
+        elif name in self._project.wrappers and _sees(call.file, name, self._project.wrappers[name].function):
+            yield from self._wrapped(res, call, name)
+
+    def _loop_or(self, res: Resolver, call: Ref, form: str, read: forms.Reader) -> Iterator[Tool]:
+        found = read(res, call)
+        if found and found[0][1].name is None and (expanded := expand_loop(res, call, read)):
+            found = expanded
+        yield from self._emit("ts-mcp", form, found)
+
+    def _emit(self, sdk: str, form: str, found: forms.Found, via: str | None = None,
+              name: str | None = None) -> Iterator[Tool]:
+        for where, info in found:
+            line_node = _line_node(where.node)
+            key = (where.file.path, line_node.start_byte, sdk)
+            if key in self._seen:
+                continue
+            self._seen.add(key)
+            kind = via or (f"preset:{info.preset}" if info.preset else "direct")
+            yield Tool(where.file.path, line_node.start_point[0] + 1, sdk, name or info.name,
+                       f"typescript.{sdk}.{form}", info.annotations, kind, info.title,
+                       self._version(sdk, where.file.path), SDKS[sdk].is_mcp)
+
+    def _version(self, sdk: str, path: str) -> str | None:
+        """The SDK's version from the nearest manifest, looked up once per folder."""
+        key = (sdk, dirname(path))
+        if key not in self._versions:
+            found = self.dependencies.find(SDKS[sdk].packages, path)
+            self._versions[key] = found.version if found else None
+        return self._versions[key]
+
+    def _wrapped(self, res: Resolver, call: Ref, name: str) -> Iterator[Tool]:
+        wrapper = self._project.wrappers[name]
+        bound = res.bound(bind(wrapper.function, [call.at(a) for a in arguments(call.node)], res))
+        method = callee(wrapper.call.node)
+        read = {"registerTool": forms.register_tool, "tool": forms.legacy_tool}.get(method[0] if method else "")
+        found = read(bound, wrapper.call) if read else forms.object_tools(bound, wrapper.call, False)
+        relocated = [(call, info) for _, info in found[:1]]
+        yield from self._emit(wrapper.sdk, "wrapper", relocated, via=f"wrapper:{name}")
+
+    def _create_tool(self, res: Resolver, call: Ref) -> Iterator[Tool]:
+        if self._mastra is None:
+            self._mastra = mastra_names(res, self._project.mastra_tools)
+        names, positions = self._mastra
+        key = positions.get((call.file.path, call.node.start_byte)) or names.get(_declared_name(call) or "")
+        found = forms.create_tool(res, call)
+        sdk = "ts-mastra" if key else "mastra-agent"
+        yield from self._emit(sdk, "create-tool", found, name=key)
+
+    def _ai_tool(self, res: Resolver, call: Ref) -> forms.Found:
+        parent = call.node.parent
+        key = parent.child_by_field_name("key") if parent is not None and parent.type == "pair" else None
+        info = tool_info(res, call.at(arguments(call.node)[0]))
+        return [(call, ToolInfo(call.file.text(key) if key else None, None, info.annotations))]
+
+
+def _line_node(node: Node) -> Node:
+    """The callee's name for a call, else the node itself (an object literal)."""
+    called = callee(node) if node.type == "call_expression" else None
+    return called[1] if called is not None else node
+
+
+def _declared_name(call: Ref) -> str | None:
+    parent = call.node.parent
+    while parent is not None and parent.type in ("as_expression", "satisfies_expression", "parenthesized_expression"):
+        parent = parent.parent
+    if parent is None or parent.type != "variable_declarator":
+        return None
+    return call.file.text(parent.child_by_field_name("name"))
+
+
+def _sees(file: SourceFile, name: str, function: Ref) -> bool:
+    """Whether ``file`` can call wrapper ``name``: it defines it or imports that name."""
+    if function.file is file:
+        return True
+    pattern = rb"(?:\bimport\b[^;]*\b%s\b[^;]*\bfrom\b|\b%s\b[^;=]*=\s*require\s*\()" % ((name.encode(),) * 2)
+    return re.search(pattern, file.data) is not None
+
+
+def _exclusion(file: SourceFile, imports: Imports) -> Exclusion | None:
+    if _SDK_CLASS.search(file.data) and _SDK_METHOD.search(file.data):
+        return Exclusion(file.path, "sdk-source", "defines the McpServer/FastMCP registration API")
+    if (own := _OWN_TYPE.search(file.data)) is not None:
+        return Exclusion(file.path, "type-definition", f"declares {own.group(1).decode()}")
+    server = any(m in file.lower for m in (b"new mcpserver(", b"new fastmcp(", b"createmcphandler("))
+    if imports.mcp_client and not (imports.mcp_server_proper or server) and any(h in file.lower for h in _HINTS):
+        return Exclusion(file.path, "client-code", "imports the MCP client and reads hints")
+    return None

@@ -1,0 +1,241 @@
+"""Reading tool definitions and their annotations from TypeScript/JavaScript values.
+
+Names are followed one level through a ``Resolver``: a wrapper's parameter bound to a call
+site's argument, a member of such an argument (``opts.annotations``), or a project constant
+learnt in the index phase (``READ_ONLY``, ``listAnnotations``, ``TOOLS``). Helpers that return
+an object literal (``readOnly("T")``) are evaluated with their parameters bound. Hint keys
+must be the wire names (``readOnlyHint`` ...): the TypeScript SDKs pass the object through, so
+``readOnly: true`` would reach a client under that non-spec name.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from pipeline.scan.detect.model import DYNAMIC, FALSE, NO_ANNOTATIONS, TRUE, WIRE_NAMES, Annotations
+from pipeline.scan.detect.typescript_values import (
+    Env,
+    Lookup,
+    Ref,
+    arguments,
+    entries,
+    params,
+    returned_object,
+    string_value,
+    unwrap,
+)
+
+#: wire name -> canonical hint field (the only keys the TypeScript SDKs send as hints)
+HINT_KEYS = {wire: canonical for canonical, wire in WIRE_NAMES.items()}
+_LIST_METHODS = frozenset({"map", "filter", "concat", "slice", "flat", "sort", "toSorted"})
+
+
+@dataclass(frozen=True)
+class Resolver:
+    """Follows names one level: bound parameters first, then the project's constants."""
+
+    consts: Lookup
+    """constant name -> its value (object, array or string literal)."""
+    functions: Lookup
+    """function name -> its node (helpers returning an object literal)."""
+    env: Env = field(default_factory=dict)
+    """names bound for this evaluation (wrapper parameters, loop variables)."""
+
+    def bound(self, env: Env) -> Resolver:
+        """A resolver with more names bound."""
+        return replace(self, env={**self.env, **env})
+
+    def resolve(self, ref: Ref) -> tuple[Ref, str | None]:
+        """The value ``ref`` stands for, and the constant's name when one was followed."""
+        node = unwrap(ref.node)
+        ref = ref.at(node)
+        if node.type in ("identifier", "shorthand_property_identifier"):
+            name = ref.text()
+            if name in self.env:
+                bound = self.env[name]
+                return bound.at(unwrap(bound.node)), None
+            found = self.consts(name, ref.file)
+            return (found.at(unwrap(found.node)), name) if found is not None else (ref, None)
+        if node.type == "member_expression":
+            return self._member(ref)
+        return ref, None
+
+    def _member(self, ref: Ref) -> tuple[Ref, str | None]:
+        base, prop = ref.node.child_by_field_name("object"), ref.node.child_by_field_name("property")
+        if base is None or prop is None or base.type != "identifier":
+            return ref, None
+        owner, name = self.resolve(ref.at(base))
+        value = self.get(owner, ref.file.text(prop)) if owner.node.type == "object" else None
+        if value is None:
+            return ref, None
+        target = value.at(unwrap(value.node))
+        return target, f"{name}.{ref.file.text(prop)}" if name else None
+
+    def get(self, obj: Ref, key: str, spreads: bool = True) -> Ref | None:
+        """The value of ``key`` in an object literal (the last one written), spreads followed once."""
+        found: Ref | None = None
+        for name, value, _ in entries(obj, self.consts):
+            if name == key:
+                found = value
+            elif name is None and spreads:
+                inner, _ = self.resolve(value)
+                if inner.node.type == "object":
+                    found = self.get(inner, key, spreads=False) or found
+        return found
+
+    def path(self, obj: Ref, keys: tuple[str, ...]) -> Ref | None:
+        """The value at a key path (``("mcp", "annotations")``)."""
+        current: Ref | None = obj
+        for key in keys:
+            if current is None:
+                return None
+            current, _ = self.resolve(current)
+            current = self.get(current, key) if current.node.type == "object" else None
+        return current
+
+    def string(self, ref: Ref | None) -> str | None:
+        """A string literal, following a name one level."""
+        return string_value(self.resolve(ref)[0]) if ref is not None else None
+
+
+@dataclass(frozen=True)
+class ToolInfo:
+    """What a tool definition says: its name, tool-level title and annotations."""
+
+    name: str | None
+    title: str | None
+    annotations: Annotations
+    preset: str | None = None
+    """the shared object or helper the annotations came from."""
+
+
+def read_annotations(res: Resolver, ref: Ref, depth: int = 0) -> tuple[Annotations, str | None]:
+    """The annotations an expression declares, and the preset they came from."""
+    target, name = res.resolve(ref)
+    node = target.node
+    if node.type == "object":
+        found, preset = _read_object(res, target, depth)
+        return (found.with_source(f"preset:{name}"), name) if name else (found, preset)
+    if node.type in ("undefined", "null"):
+        return NO_ANNOTATIONS, None
+    if node.type == "call_expression" and depth == 0:
+        return _helper(res, target)
+    return Annotations(source="dynamic"), None
+
+
+def _helper(res: Resolver, call: Ref) -> tuple[Annotations, str | None]:
+    function = call.node.child_by_field_name("function")
+    helper = res.functions(call.file.text(function), call.file) if function is not None else None
+    body = returned_object(helper.node) if helper is not None else None
+    if helper is None or body is None or body.type != "object" or function is None:
+        return Annotations(source="dynamic"), None
+    name = call.file.text(function)
+    env = bind(helper, [call.at(a) for a in arguments(call.node)], res)
+    found, _ = _read_object(res.bound(env), helper.at(body), 1)
+    return found.with_source(f"preset:{name}"), name
+
+
+def _read_object(res: Resolver, obj: Ref, depth: int) -> tuple[Annotations, str | None]:
+    found, preset, constant = Annotations(source="inline"), None, False
+    for key, value, from_constant in entries(obj, res.consts):
+        if key is None:
+            if depth == 0:
+                inner, preset_name = read_annotations(res, value, depth + 1)
+                found, preset = _merge(found, inner), preset_name or preset
+            continue
+        constant = constant or from_constant
+        if key in HINT_KEYS:
+            found = found.with_hint(HINT_KEYS[key], _literal(res, value))
+        elif key == "title":
+            title = res.string(value)
+            found = replace(found, title=title, title_state=TRUE if title is not None else DYNAMIC)
+    source = f"preset:{preset}" if preset else "constant" if constant else "inline"
+    return found.with_source(source), preset
+
+
+def _merge(base: Annotations, extra: Annotations) -> Annotations:
+    for hint in HINT_KEYS.values():
+        if (value := getattr(extra, hint)) != "unset":
+            base = base.with_hint(hint, value)
+    if extra.title_state != "unset":
+        base = replace(base, title=extra.title, title_state=extra.title_state)
+    return base
+
+
+def _literal(res: Resolver, ref: Ref) -> str:
+    value, _ = res.resolve(ref)
+    return {"true": TRUE, "false": FALSE}.get(value.node.type, DYNAMIC)
+
+
+def bind(function: Ref, args: list[Ref], res: Resolver) -> Env:
+    """A function's parameters bound to call arguments (destructured ``{ name, opts }`` too)."""
+    env: Env = {}
+    for pattern, arg in zip(params(function.node, function.file), args, strict=False):
+        if pattern.type == "identifier":
+            env[function.file.text(pattern)] = arg
+        elif pattern.type == "object_pattern":
+            target, _ = res.resolve(arg)
+            for part in pattern.named_children:
+                if part.type == "shorthand_property_identifier_pattern":
+                    key = function.file.text(part)
+                    value = res.get(target, key) if target.node.type == "object" else None
+                    if value is not None:
+                        env[key] = value
+    return env
+
+
+def tool_info(res: Resolver, obj: Ref, name_key: str = "name",
+              annotation_paths: tuple[tuple[str, ...], ...] = (("annotations",),)) -> ToolInfo:
+    """Name, title and annotations of a tool object literal (or a config object)."""
+    target, _ = res.resolve(obj)
+    if target.node.type != "object":
+        return ToolInfo(None, None, Annotations(source="dynamic"))
+    name = res.string(res.get(target, name_key))
+    title = res.string(res.get(target, "title"))
+    for keys in annotation_paths:
+        value = res.path(target, keys)
+        if value is not None:
+            found, preset = read_annotations(res, value)
+            return ToolInfo(name, title, found, preset)
+    return ToolInfo(name, title, NO_ANNOTATIONS)
+
+
+def tool_objects(res: Resolver, ref: Ref, depth: int = 0) -> list[Ref]:
+    """The tool object literals a list expression holds (arrays, constants, spreads, ``.map``...)."""
+    if depth > 4:
+        return []
+    target, _ = res.resolve(ref)
+    node = target.node
+    if node.type == "array":
+        found: list[Ref] = []
+        for element in node.named_children:
+            inner = element.named_children[0] if element.type == "spread_element" else element
+            inner_ref = target.at(inner)
+            found.extend([inner_ref] if inner.type == "object" else tool_objects(res, inner_ref, depth + 1))
+        return found
+    if node.type == "object":
+        if res.get(target, "name") is not None:
+            return [target]
+        return [tool for key, value, _ in entries(target, res.consts) if key is not None
+                for tool in tool_objects(res, value, depth + 1)]
+    if node.type == "call_expression":
+        return _call_list(res, target, depth)
+    return []
+
+
+def _call_list(res: Resolver, call: Ref, depth: int) -> list[Ref]:
+    function = call.node.child_by_field_name("function")
+    args = arguments(call.node)
+    if function is None:
+        return []
+    if function.type == "member_expression":
+        prop, base = function.child_by_field_name("property"), function.child_by_field_name("object")
+        method = call.file.text(prop)
+        if method in ("values", "entries") and call.file.text(base) == "Object" and args:
+            return tool_objects(res, call.at(args[0]), depth + 1)
+        if method in _LIST_METHODS and base is not None:
+            return tool_objects(res, call.at(base), depth + 1)
+        return []
+    helper = res.functions(call.file.text(function), call.file)
+    body = returned_object(helper.node) if helper is not None else None
+    return tool_objects(res, helper.at(body), depth + 1) if helper is not None and body is not None else []

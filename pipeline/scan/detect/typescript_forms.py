@@ -1,0 +1,139 @@
+"""The registration forms of the TypeScript/JavaScript tool libraries, read into ``ToolInfo``.
+
+Each reader takes a call (as a ``Ref``) and a ``Resolver`` and returns the tool definitions the
+call makes, each with the node whose line is reported:
+
+- ``registerTool(name, config, cb)`` (TS SDK v1/v2 and the wrappers that hand out ``McpServer``);
+- legacy ``tool(name, [desc], [schemaOrAnnotations], [annotations], cb)``: the annotations are the
+  object after the schema, or a lone object whose values are all primitives (a zod shape holds
+  ``z.`` calls; an empty object is a shape), mirroring the SDK's ``isZodRawShapeCompat`` test;
+- object forms (fastmcp ``addTool``/``addTools``, OpenClaw ``registerTool({...})``, low-level
+  ``tools: [...]`` lists): one definition per tool object literal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from pipeline.scan.detect.model import NO_ANNOTATIONS
+from pipeline.scan.detect.syntax import descendants
+from pipeline.scan.detect.typescript_annotations import (
+    HINT_KEYS,
+    Resolver,
+    ToolInfo,
+    read_annotations,
+    tool_info,
+    tool_objects,
+)
+from pipeline.scan.detect.typescript_values import (
+    PRIMITIVES,
+    Node,
+    Ref,
+    arguments,
+    entries,
+    returned_object,
+    unwrap,
+)
+
+Found = list[tuple[Ref, ToolInfo]]
+#: reads the definitions one registration call makes
+Reader = Callable[[Resolver, Ref], Found]
+_STRINGS = frozenset({"string", "template_string", "binary_expression"})
+
+
+def register_tool(res: Resolver, call: Ref) -> Found:
+    """``server.registerTool(name, { title, annotations, ... }, cb)``."""
+    args = [call.at(a) for a in arguments(call.node)]
+    if len(args) < 2:
+        return []
+    info = tool_info(res, args[1])
+    name = res.string(args[0])
+    return [(call, ToolInfo(name, info.title, info.annotations, info.preset))]
+
+
+def legacy_tool(res: Resolver, call: Ref) -> Found:
+    """``server.tool(...)`` in any of its six overloads."""
+    args = [call.at(a) for a in arguments(call.node)]
+    if len(args) < 2:
+        return []
+    middle = args[1:-1]
+    if middle and (unwrap(middle[0].node).type in _STRINGS or len(middle) == 3):
+        middle = middle[1:]
+    chosen = middle[1] if len(middle) >= 2 else middle[0] if middle and _annotations_like(res, middle[0]) else None
+    found, preset = read_annotations(res, chosen) if chosen is not None else (NO_ANNOTATIONS, None)
+    return [(call, ToolInfo(res.string(args[0]), None, found, preset))]
+
+
+def _annotations_like(res: Resolver, ref: Ref) -> bool:
+    target, _ = res.resolve(ref)
+    if target.node.type != "object":
+        return False
+    items = list(entries(target, res.consts))
+    if any(key in HINT_KEYS for key, _, _ in items):
+        return True
+    return bool(items) and all(k is not None and unwrap(v.node).type in PRIMITIVES for k, v, _ in items)
+
+
+def object_tools(res: Resolver, call: Ref, many: bool, name_key: str = "name") -> Found:
+    """Tool objects passed to ``addTool(obj)`` / ``addTools([...])`` / ``registerTool(obj)``.
+
+    An inline object reports the call's line; an object reached through a constant, a list or
+    a factory (``createTool(deps)`` returning a literal) reports the object literal's line.
+    """
+    args = arguments(call.node)
+    if not args:
+        return []
+    first = call.at(args[0])
+    objects = tool_objects(res, first) if many else _one_object(res, first)
+    return [(call if o.node == unwrap(first.node) else o, tool_info(res, o, name_key)) for o in objects]
+
+
+def _one_object(res: Resolver, ref: Ref) -> list[Ref]:
+    target, _ = res.resolve(ref)
+    if target.node.type == "object":
+        return [target]
+    if target.node.type == "call_expression" and (function := target.node.child_by_field_name("function")):
+        helper = res.functions(target.file.text(function), target.file)
+        body = returned_object(helper.node) if helper is not None else None
+        if helper is not None and body is not None and body.type == "object":
+            return [helper.at(body)]
+    return []
+
+
+def list_tools(res: Resolver, call: Ref) -> Found:
+    """``setRequestHandler(ListToolsRequestSchema | 'tools/list', handler)``: every listed tool object."""
+    args = [call.at(a) for a in arguments(call.node)]
+    if len(args) < 2 or not _is_list_tools(args[0]):
+        return []
+    handler = unwrap(args[1].node)
+    if handler.type == "identifier":
+        found = res.functions(args[1].text(), call.file)
+        if found is None:
+            return []
+        handler_ref = found
+    else:
+        handler_ref = args[1].at(handler)
+    lists = [handler_ref.at(p.child_by_field_name("value") or p) for p in descendants(handler_ref.node, ["pair"])
+             if _key_is_tools(handler_ref, p)]
+    lists += [handler_ref.at(s) for s in descendants(handler_ref.node, ["shorthand_property_identifier"])
+              if handler_ref.file.text(s) == "tools"]
+    return [(o, tool_info(res, o)) for value in lists for o in tool_objects(res, value)]
+
+
+def _is_list_tools(ref: Ref) -> bool:
+    text = ref.text().strip("'\"`")
+    return text == "tools/list" or text.rsplit(".", 1)[-1] == "ListToolsRequestSchema"
+
+
+def _key_is_tools(ref: Ref, pair: Node) -> bool:
+    key = pair.child_by_field_name("key")
+    return key is not None and ref.file.text(key).strip("'\"") == "tools"
+
+
+def create_tool(res: Resolver, call: Ref) -> Found:
+    """Mastra ``createTool({ id, mcp: { annotations } })`` (older releases: top-level ``annotations``)."""
+    args = arguments(call.node)
+    if not args:
+        return []
+    info = tool_info(res, call.at(args[0]), "id", (("mcp", "annotations"), ("annotations",)))
+    return [(call, info)]

@@ -1,0 +1,110 @@
+"""Which tool libraries a TypeScript/JavaScript file imports, read from its module specifiers.
+
+Specifiers are taken with one regular expression over the bytes (``from "x"``, ``import "x"``,
+``require("x")``, ``import("x")``), so the gate is decided before any parsing. A relative
+specifier counts as OpenClaw when it names a file of the tree that re-exports ``openclaw``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from posixpath import dirname, join, normpath
+
+from pipeline.scan.detect.source import extension
+
+_SPEC = re.compile(rb"""(?:\bfrom|\bimport|\brequire)\s*\(?\s*["']([^"'\n]{1,200})["']""")
+_OPENCLAW_REEXPORT = re.compile(rb"""\bexport\b[^;]*?\bfrom\s*["']openclaw(?:/[^"']*)?["']""")
+#: packages that hand the caller an official ``McpServer`` (sdk-idioms 4.3)
+MCP_WRAPPERS = ("mcp-handler", "@vercel/mcp-adapter", "agents/mcp")
+_SCRIPT_EXTENSIONS = (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs")
+
+#: lower-cased bytes of the packages this detector attributes tools to
+IMPORT_MARKERS = (
+    b"modelcontextprotocol", b"fastmcp", b"mcp-handler", b"mcp-adapter", b"agents/mcp", b"@mastra/", b"openclaw",
+)
+#: lower-cased bytes that make a file worth indexing (it may define presets, tool lists, wrappers)
+MARKERS = (
+    *IMPORT_MARKERS, b"readonlyhint", b"destructivehint", b"idempotenthint", b"openworldhint",
+    b"annotations", b"inputschema", b"registertool", b"addtool",
+)
+#: markers of a file importing the look-alike ``ai`` package
+AI_MARKERS = (b'from "ai"', b"from 'ai'", b'require("ai")', b"require('ai')")
+
+
+def module_key(path: str) -> str:
+    """A file's path without its script extension (and without a trailing ``/index``)."""
+    if extension(path) in _SCRIPT_EXTENSIONS:
+        path = path.rsplit(".", 1)[0]
+    return path.removesuffix("/index")
+
+
+def reexports_openclaw(data: bytes) -> bool:
+    """Whether a file re-exports the OpenClaw plugin SDK (a local ``./api.js`` shim)."""
+    return b"openclaw" in data and _OPENCLAW_REEXPORT.search(data) is not None
+
+
+@dataclass(frozen=True)
+class Imports:
+    """The module specifiers of one file, and what they say about its libraries."""
+
+    specs: frozenset[str]
+    """every module specifier the file imports or requires."""
+    openclaw_local: bool = False
+    """a relative import names a file of the tree that re-exports ``openclaw`` (or the file is a
+    plugin entry whose nearest manifest declares ``openclaw``)."""
+
+    def _any(self, *prefixes: str) -> bool:
+        return any(s == p or s.startswith(p + "/") for s in self.specs for p in prefixes)
+
+    @property
+    def mcp_client(self) -> bool:
+        """The file imports the MCP client API."""
+        return self._any("@modelcontextprotocol/sdk/client", "@modelcontextprotocol/client")
+
+    @property
+    def mcp_server(self) -> bool:
+        """The file imports the MCP server API, its types, or a wrapper that hands out ``McpServer``."""
+        official = any(s.startswith("@modelcontextprotocol/") and "/client" not in s for s in self.specs)
+        return official or self._any(*MCP_WRAPPERS)
+
+    @property
+    def mcp_server_proper(self) -> bool:
+        """The file imports a server module (not only shared types)."""
+        return self._any("@modelcontextprotocol/sdk/server", "@modelcontextprotocol/server", *MCP_WRAPPERS)
+
+    @property
+    def fastmcp(self) -> bool:
+        """punkpeye ``fastmcp``."""
+        return self._any("fastmcp")
+
+    @property
+    def mastra_core(self) -> bool:
+        """Mastra's ``createTool`` (``@mastra/core/tools``)."""
+        return self._any("@mastra/core")
+
+    @property
+    def mastra_mcp(self) -> bool:
+        """Mastra's ``MCPServer`` (``@mastra/mcp``)."""
+        return self._any("@mastra/mcp")
+
+    @property
+    def openclaw(self) -> bool:
+        """The OpenClaw plugin SDK, directly or through a local re-export."""
+        return self.openclaw_local or self._any("openclaw")
+
+    @property
+    def vercel_ai(self) -> bool:
+        """The Vercel AI SDK (package ``ai``)."""
+        return "ai" in self.specs
+
+
+def imports_of(path: str, data: bytes, openclaw_modules: frozenset[str] | set[str]) -> Imports:
+    """The imports of the file at ``path``."""
+    specs = frozenset(m.decode("utf-8", "replace") for m in _SPEC.findall(data))
+    local = any(_resolve(path, s) in openclaw_modules for s in specs if s.startswith("."))
+    return Imports(specs, local)
+
+
+def _resolve(path: str, spec: str) -> str:
+    return module_key(normpath(join(dirname(path), spec)))

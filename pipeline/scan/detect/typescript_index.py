@@ -1,0 +1,216 @@
+"""Phase 1 for TypeScript/JavaScript: what the project defines that registrations refer to.
+
+- constants: every ``const X = <object | array | string>`` (annotation presets such as
+  ``READ_ONLY``, hint-name constants, tool lists such as ``TOOLS: Tool[]``, tool objects);
+- helpers: functions that return an object or array literal (``readOnly("T")``, tool factories);
+- wrappers: a named function whose body registers a tool whose name (or tool object) comes from
+  its own parameters, e.g. ``function defineTool(server, name, opts, cb) { server.registerTool(name, ...) }``;
+- files that re-export ``openclaw`` (a local ``./api.js`` shim), and Mastra ``new MCPServer({ tools })``.
+
+The phase is lazy, to parse each file about once: ``note`` only runs regular expressions over
+the bytes (which names a file declares as an object, array, string or function; whether it may
+hold a wrapper or a Mastra server). A file is parsed in phase 1 only for a possible wrapper or
+Mastra server; constants and helpers are read from a file the first time phase 2 looks one of
+its names up. Nodes are kept with their file (``Ref``), so the trees of the files that define
+such values stay in memory until the tree is done.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+from functools import cache
+
+import tree_sitter
+
+from pipeline.scan.detect.source import GRAMMARS, SourceFile, extension, parser_for
+from pipeline.scan.detect.typescript_annotations import Resolver
+from pipeline.scan.detect.typescript_imports import Imports, imports_of, module_key, reexports_openclaw
+from pipeline.scan.detect.typescript_values import (
+    Node,
+    Ref,
+    arguments,
+    callee,
+    enclosing_function,
+    entries,
+    function_name,
+    params,
+    returned_object,
+    unwrap,
+)
+
+#: registration methods a wrapper may call, and the SDK each belongs to
+WRAPPED = {"registerTool": "ts-mcp", "tool": "ts-mcp", "addTool": "ts-fastmcp"}
+_CALLS = "(call_expression) @call (new_expression) @new"
+_DECLARATIONS = "(variable_declarator) @decl (function_declaration) @fn"
+#: a registration whose first argument is a name, not a literal: a wrapper or a loop
+_MAYBE_WRAPPER = re.compile(rb"""\.(?:registerTool|tool|addTool)\s*\(\s*(?!["'`{])[A-Za-z_$]""")
+_MASTRA_SERVER = re.compile(rb"\bnew\s+MCPServer\s*\(")
+#: ``const X = {``/``[``/string/function, ``function X``: names a file may define for phase 2
+_DECLARED = re.compile(
+    rb"""\b(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*(?::[^=;]{1,200})?=\s*(?:[\[{"'`(]|async\b|function\b)"""
+    rb"""|\bfunction\s*\*?\s*([A-Za-z_$][\w$]*)"""
+)
+
+
+@cache
+def _query(path_extension: str, source: str) -> tree_sitter.Query:
+    _, module, function = GRAMMARS[path_extension]
+    language = parser_for(module, function).language
+    assert language is not None
+    return tree_sitter.Query(language, source)
+
+
+def captures(file: SourceFile, source: str = _CALLS) -> dict[str, list[Node]]:
+    """Calls and ``new`` expressions of ``file`` (or what another query ``source`` captures)."""
+    found = tree_sitter.QueryCursor(_query(extension(file.path), source)).captures(file.tree.root_node)
+    return {name: sorted(nodes, key=lambda n: n.start_byte) for name, nodes in found.items()}
+
+
+@dataclass(frozen=True)
+class Wrapper:
+    """A project's own function that registers one tool per call."""
+
+    name: str
+    """the function's name (call sites use it)."""
+    sdk: str
+    """the SDK its registration call belongs to."""
+    function: Ref
+    """the function node (its parameters are bound to each call's arguments)."""
+    call: Ref
+    """the registration call in its body."""
+
+
+def _pick(found: list[Ref] | None, file: SourceFile) -> Ref | None:
+    if not found:
+        return None
+    return next((r for r in found if r.file is file), found[0])
+
+
+class ProjectIndex:
+    """Constants, helpers, wrappers and Mastra registrations of one tree."""
+
+    def __init__(self) -> None:
+        self.consts: dict[str, list[Ref]] = defaultdict(list)
+        self.functions: dict[str, list[Ref]] = defaultdict(list)
+        self.wrappers: dict[str, Wrapper] = {}
+        self.templates: set[tuple[str, int]] = set()
+        self.openclaw_modules: set[str] = set()
+        self.mastra_tools: list[Ref] = []
+        self._declaring: dict[str, list[SourceFile]] = defaultdict(list)
+        self._read: set[str] = set()
+
+    def const(self, name: str, file: SourceFile) -> Ref | None:
+        """The value of constant ``name``, preferring ``file``'s own."""
+        self._read_declarations(name)
+        return _pick(self.consts.get(name), file)
+
+    def function(self, name: str, file: SourceFile) -> Ref | None:
+        """The helper function ``name``, preferring ``file``'s own."""
+        self._read_declarations(name)
+        return _pick(self.functions.get(name), file)
+
+    def _read_declarations(self, name: str) -> None:
+        for file in self._declaring.get(name, ()):
+            if file.path not in self._read:
+                self._read.add(file.path)
+                found = captures(file, _DECLARATIONS)
+                for decl in found.get("decl", []):
+                    self._declarator(file, decl)
+                for fn in found.get("fn", []):
+                    self._function(file, fn, file.text(fn.child_by_field_name("name")))
+
+    def resolver(self) -> Resolver:
+        """A resolver over this index."""
+        return Resolver(self.const, self.function)
+
+    def note_module(self, file: SourceFile) -> None:
+        """Record a file that re-exports OpenClaw (no parsing needed)."""
+        if reexports_openclaw(file.data):
+            self.openclaw_modules.add(module_key(file.path))
+
+    def note(self, file: SourceFile) -> None:
+        """Index one file: its declared names; wrappers and Mastra servers (parsing only for those)."""
+        for constant, function in _DECLARED.findall(file.data):
+            self._declaring[(constant or function).decode()].append(file)
+        wrapper = _MAYBE_WRAPPER.search(file.data) is not None
+        mastra = b"@mastra/mcp" in file.data and _MASTRA_SERVER.search(file.data) is not None
+        if not (wrapper or mastra):
+            return
+        imports = imports_of(file.path, file.data, self.openclaw_modules)
+        wrapper = wrapper and (imports.mcp_server or imports.fastmcp)
+        mastra = mastra and imports.mastra_mcp
+        found = captures(file)
+        for call in found.get("call", []) if wrapper else ():
+            self._wrapper(file, call, imports)
+        for new in found.get("new", []) if mastra else ():
+            self._mastra(file, new)
+
+    def _declarator(self, file: SourceFile, decl: Node) -> None:
+        name, value = decl.child_by_field_name("name"), decl.child_by_field_name("value")
+        if name is None or value is None or name.type != "identifier":
+            return
+        inner = unwrap(value)
+        if inner.type in ("object", "array", "string", "template_string"):
+            self.consts[file.text(name)].append(Ref(file, inner))
+        elif inner.type in ("arrow_function", "function_expression", "function"):
+            self._function(file, inner, file.text(name))
+
+    def _function(self, file: SourceFile, fn: Node, name: str) -> None:
+        if name and returned_object(fn) is not None:
+            self.functions[name].append(Ref(file, fn))
+
+    def _wrapper(self, file: SourceFile, call: Node, imports: Imports) -> None:
+        called = callee(call)
+        if called is None or called[0] not in WRAPPED:
+            return
+        sdk = WRAPPED[called[0]]
+        if not (imports.fastmcp if sdk == "ts-fastmcp" else imports.mcp_server):
+            return
+        fn = enclosing_function(call)
+        name = function_name(fn, file) if fn is not None else None
+        if fn is None or not name or not _named_by_params(file, call, fn, called[0]):
+            return
+        self.wrappers.setdefault(name, Wrapper(name, sdk, Ref(file, fn), Ref(file, call)))
+        self.templates.add((file.path, call.start_byte))
+
+    def _mastra(self, file: SourceFile, new: Node) -> None:
+        constructor = new.child_by_field_name("constructor")
+        args = arguments(new)
+        if constructor is None or file.text(constructor) != "MCPServer" or not args:
+            return
+        config = Ref(file, unwrap(args[0]))
+        if config.node.type == "object":
+            self.mastra_tools.extend(v for k, v, _ in entries(config, self.resolver().consts) if k == "tools")
+
+
+def param_names(fn: Node, file: SourceFile) -> set[str]:
+    """Names a function's parameters bind (destructured names included)."""
+    names: set[str] = set()
+    for pattern in params(fn, file):
+        if pattern.type == "identifier":
+            names.add(file.text(pattern))
+        elif pattern.type == "object_pattern":
+            names.update(file.text(p) for p in pattern.named_children
+                         if p.type == "shorthand_property_identifier_pattern")
+    return names
+
+
+def _named_by_params(file: SourceFile, call: Node, fn: Node, method: str) -> bool:
+    args = arguments(call)
+    if not args:
+        return False
+    names = param_names(fn, file)
+    subject = unwrap(args[0])
+    if method == "addTool" and subject.type == "object":
+        return any(_base_name(file, v.node) in names for k, v, _ in entries(Ref(file, subject), lambda n, f: None)
+                   if k in (None, "name"))
+    return _base_name(file, subject) in names
+
+
+def _base_name(file: SourceFile, node: Node) -> str | None:
+    node = unwrap(node)
+    while node.type == "member_expression" and (base := node.child_by_field_name("object")) is not None:
+        node = base
+    return file.text(node) if node.type in ("identifier", "shorthand_property_identifier") else None

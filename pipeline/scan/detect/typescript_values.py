@@ -1,0 +1,176 @@
+"""TypeScript/JavaScript syntax helpers for the detector: literals, object keys, and references.
+
+A ``Ref`` is a node together with the file it comes from, so that values defined in one file
+(presets, tool lists) can be read while detecting another. ``Env`` maps a name to the node it
+stands for: a project wrapper's parameters bound to one call site's arguments, or a loop
+variable bound to one element of a tool list.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+import tree_sitter
+
+from pipeline.scan.detect.source import SourceFile
+from pipeline.scan.detect.syntax import named, unquote
+
+Node = tree_sitter.Node
+
+#: wrappers around an expression that do not change its value
+TRANSPARENT = frozenset(
+    {"parenthesized_expression", "as_expression", "satisfies_expression", "non_null_expression",
+     "await_expression", "type_assertion"}
+)
+FUNCTIONS = frozenset({"function_declaration", "function_expression", "arrow_function", "method_definition",
+                       "function", "generator_function_declaration"})
+PRIMITIVES = frozenset({"true", "false", "string", "number", "template_string", "null", "undefined"})
+
+
+@dataclass(frozen=True)
+class Ref:
+    """A syntax node and the file it belongs to."""
+
+    file: SourceFile
+    """the file holding ``node``."""
+    node: Node
+    """the node (an expression, a declaration or a function)."""
+
+    def text(self) -> str:
+        """The node's source text."""
+        return self.file.text(self.node)
+
+    def at(self, node: Node) -> Ref:
+        """Another node of the same file."""
+        return Ref(self.file, node)
+
+
+Env = dict[str, Ref]
+#: looks a name up among the project's constants: (name, file asking) -> the value's Ref
+Lookup = Callable[[str, SourceFile], Ref | None]
+
+
+def unwrap(node: Node) -> Node:
+    """``node`` without parentheses, type assertions, ``await`` and ``!``."""
+    while node.type in TRANSPARENT and node.named_child_count:
+        node = node.named_children[0]
+    return node
+
+
+def string_value(ref: Ref | None) -> str | None:
+    """The value of a plain string literal, or ``None``."""
+    if ref is None:
+        return None
+    node = unwrap(ref.node)
+    if node.type not in ("string", "template_string"):
+        return None
+    return unquote(ref.file.text(node))
+
+
+def callee(node: Node) -> tuple[str, Node] | None:
+    """For a call, the called name and its node (``x.y.registerTool`` -> ``registerTool``)."""
+    function = node.child_by_field_name("function")
+    if function is None:
+        return None
+    if function.type == "member_expression":
+        function = function.child_by_field_name("property") or function
+    if function.type not in ("identifier", "property_identifier"):
+        return None
+    return (function.text or b"").decode("utf-8", "replace"), function
+
+
+def arguments(node: Node) -> list[Node]:
+    """The arguments of a call or ``new`` expression (comments left out)."""
+    args = node.child_by_field_name("arguments")
+    return [a for a in named(args) if a.type != "comment"] if args is not None else []
+
+
+def key_name(ref: Ref, lookup: Lookup) -> tuple[str | None, bool]:
+    """The key a pair's key node names, and whether it came from a constant (``[READ_ONLY]``)."""
+    node = ref.node
+    if node.type in ("property_identifier", "identifier", "number"):
+        return ref.text(), False
+    if node.type == "string":
+        return unquote(ref.text()), False
+    if node.type == "computed_property_name" and node.named_child_count:
+        inner = unwrap(node.named_children[0])
+        if inner.type == "string":
+            return unquote(ref.file.text(inner)), False
+        held = lookup(ref.file.text(inner), ref.file)
+        return (string_value(held), True) if held is not None else (None, False)
+    return None, False
+
+
+def entries(ref: Ref, lookup: Lookup) -> Iterator[tuple[str | None, Ref, bool]]:
+    """An object literal's members as (key, value, key-from-constant); spreads give key ``None``."""
+    for child in named(ref.node):
+        if child.type == "pair":
+            key_node, value = child.child_by_field_name("key"), child.child_by_field_name("value")
+            if key_node is not None and value is not None:
+                key, constant = key_name(ref.at(key_node), lookup)
+                yield key, ref.at(value), constant
+        elif child.type == "shorthand_property_identifier":
+            yield ref.file.text(child), ref.at(child), False
+        elif child.type == "spread_element" and child.named_child_count:
+            yield None, ref.at(child.named_children[0]), False
+        elif child.type == "method_definition" and (name := child.child_by_field_name("name")) is not None:
+            yield ref.file.text(name), ref.at(child), False
+
+
+def params(function: Node, file: SourceFile) -> list[Node]:
+    """A function's parameter patterns (identifiers or destructuring patterns), in order."""
+    node = function.child_by_field_name("parameters") or function.child_by_field_name("parameter")
+    if node is None:
+        return []
+    if node.type == "identifier":
+        return [node]
+    found: list[Node] = []
+    for param in named(node):
+        if param.type in ("required_parameter", "optional_parameter"):
+            pattern = param.child_by_field_name("pattern")
+            if pattern is not None:
+                found.append(pattern)
+        elif param.type == "assignment_pattern" and (left := param.child_by_field_name("left")) is not None:
+            found.append(left)
+        elif param.type != "comment":
+            found.append(param)
+    return found
+
+
+def function_name(function: Node, file: SourceFile) -> str | None:
+    """The name a function is called by: its own, its variable's, or its method's."""
+    own = function.child_by_field_name("name")
+    if own is not None:
+        return file.text(own)
+    parent = function.parent
+    while parent is not None and parent.type in TRANSPARENT:
+        parent = parent.parent
+    if parent is not None and parent.type in ("variable_declarator", "pair", "public_field_definition"):
+        name = parent.child_by_field_name("name") or parent.child_by_field_name("key")
+        return file.text(name) if name is not None else None
+    return None
+
+
+def enclosing_function(node: Node) -> Node | None:
+    """The innermost function around ``node``."""
+    parent = node.parent
+    while parent is not None and parent.type not in FUNCTIONS:
+        parent = parent.parent
+    return parent
+
+
+def returned_object(function: Node) -> Node | None:
+    """The object or array literal a function returns (expression body or ``return``)."""
+    body = function.child_by_field_name("body")
+    if body is None:
+        return None
+    if body.type != "statement_block":
+        value = unwrap(body)
+        return value if value.type in ("object", "array") else None
+    for statement in named(body):
+        if statement.type == "return_statement" and statement.named_child_count:
+            value = unwrap(statement.named_children[0])
+            if value.type in ("object", "array"):
+                return value
+    return None

@@ -1,0 +1,116 @@
+"""The detector's shared parts: spellings, package manifests, path exclusions, the engine."""
+
+from __future__ import annotations
+
+import pytest
+
+from pipeline.scan.detect import MAX_FILE_BYTES, Detector
+from pipeline.scan.detect.deps import Dependencies, is_manifest, parse
+from pipeline.scan.detect.model import hint_field
+from pipeline.scan.detect.paths import exclusion
+from pipeline.scan.detect.syntax import boolean, unquote
+
+
+@pytest.mark.parametrize(
+    ("spelling", "field"),
+    [
+        ("readOnlyHint", "read_only_hint"), ("ReadOnlyHint", "read_only_hint"), ("read_only_hint", "read_only_hint"),
+        ("ReadOnly", "read_only_hint"), ("with_read_only", "read_only_hint"), ("IsReadOnly", "read_only_hint"),
+        ("WithReadOnlyHintAnnotation", "read_only_hint"), (".readOnly", "read_only_hint"),
+        ("Destructive", "destructive_hint"), ("idempotent", "idempotent_hint"), ("openWorld", "open_world_hint"),
+        ("OPEN_WORLD_HINT", "open_world_hint"), ("title", None), ("readonlyx", None), ("Hint", None),
+    ],
+)
+def test_every_source_spelling_maps_to_its_canonical_hint(spelling: str, field: str | None) -> None:
+    assert hint_field(spelling) == field
+
+
+@pytest.mark.parametrize(
+    ("path", "text", "expected"),
+    [
+        ("package.json", '{"dependencies": {"@modelcontextprotocol/sdk": "^1.12.0"}}',
+         [("@modelcontextprotocol/sdk", "^1.12.0")]),
+        ("pyproject.toml", '[project]\ndependencies = ["fastmcp>=2.3", "Mcp[cli] ==1.9 ; python_version>\'3\'"]',
+         [("fastmcp", ">=2.3"), ("mcp", "==1.9")]),
+        ("requirements-dev.txt", "# c\n-r base.txt\nmcp==2.0.0\n", [("mcp", "==2.0.0")]),
+        ("go.mod", "module x\n\nrequire (\n\tgithub.com/mark3labs/mcp-go v0.32.0\n\tgolang.org/x/y v1.0.0 // c\n)\n",
+         [("github.com/mark3labs/mcp-go", "v0.32.0"), ("golang.org/x/y", "v1.0.0")]),
+        ("go.mod", "module x\nrequire github.com/modelcontextprotocol/go-sdk v1.1.0\n",
+         [("github.com/modelcontextprotocol/go-sdk", "v1.1.0")]),
+        ("Cargo.toml", '[dependencies]\nrmcp = { version = "0.8", features = ["server"] }\nserde = "1"\n',
+         [("rmcp", "0.8"), ("serde", "1")]),
+        ("src/App.csproj", '<PackageReference Include="ModelContextProtocol" Version="0.4.0-preview" />',
+         [("ModelContextProtocol", "0.4.0-preview")]),
+        ("pom.xml", "<dependency><groupId>io.modelcontextprotocol.sdk</groupId><artifactId>mcp</artifactId>"
+         "<version>0.11.0</version></dependency>", [("io.modelcontextprotocol.sdk:mcp", "0.11.0")]),
+        ("build.gradle.kts", 'implementation("io.modelcontextprotocol:kotlin-sdk:0.7.7")',
+         [("io.modelcontextprotocol:kotlin-sdk", "0.7.7")]),
+        ("composer.json", '{"require": {"laravel/mcp": "^0.2"}}', [("laravel/mcp", "^0.2")]),
+        ("Gemfile", "source 'x'\ngem 'mcp', '~> 0.4'\ngem \"rails\"\n", [("mcp", "~> 0.4"), ("rails", None)]),
+        ("Package.swift", '.package(url: "https://github.com/modelcontextprotocol/swift-sdk.git", from: "0.9.0")',
+         [("modelcontextprotocol/swift-sdk", "0.9.0")]),
+        ("package.json", "{not json", []),
+        ("Cargo.toml", "[dependencies\n", []),
+    ],
+)
+def test_package_manifests_give_names_and_versions(path: str, text: str, expected: list[tuple[str, str]]) -> None:
+    assert is_manifest(path)
+    assert [(d.name, d.version) for d in parse(path, text.encode())] == expected
+
+
+def test_the_nearest_manifest_wins() -> None:
+    deps = Dependencies(parse("go.mod", b"require github.com/mark3labs/mcp-go v0.20.0\n"))
+    deps.add(parse("svc/go.mod", b"require github.com/mark3labs/mcp-go v0.33.0\n"))
+    names = ("github.com/mark3labs/mcp-go",)
+    assert [deps.find(names, p).version for p in ("svc/main.go", "cmd/main.go", "svcx/m.go")] == [  # type: ignore[union-attr]
+        "v0.33.0", "v0.20.0", "v0.20.0"]
+    assert deps.find(("rmcp",)) is None
+    assert not is_manifest("src/package.json.bak")
+
+
+@pytest.mark.parametrize(
+    ("path", "reason"),
+    [
+        ("node_modules/@modelcontextprotocol/sdk/dist/server/mcp.js", "vendored"),
+        ("app/vendor/bundle/ruby/mcp/tool.rb", "vendored"), ("lib/python3.11/site-packages/mcp/types.py", "vendored"),
+        ("types/index.d.ts", "type-definition"), ("README.md", "docs"), ("docs/examples/server.py", "docs"),
+        ("dist/index.js", "build-output"), ("static/app.min.js", "generated"),
+        ("src/server.py", None), ("tests/test_server.py", None), ("examples/go/main.go", None),
+        ("dist/server.py", None),
+    ],
+)
+def test_paths_left_out_name_their_reason(path: str, reason: str | None) -> None:
+    found = exclusion(path)
+    assert (found[0] if found else None) == reason
+
+
+def test_engine_records_relevant_exclusions_only_and_skips_large_files() -> None:
+    detector = Detector()
+    for path, data in [
+        ("node_modules/sdk/mcp.js", b"annotations: { readOnlyHint: true }"),
+        ("node_modules/left-pad/index.js", b"module.exports = pad"),
+        ("docs/guide.md", b"Set `readOnlyHint` on every tool"),
+        ("NOTES.txt", b"nothing here"),
+    ]:
+        assert detector.wants(path, len(data))
+        detector.add(path, data)
+    assert not detector.wants("gen/huge.py", MAX_FILE_BYTES + 1)
+    assert not detector.wants("logo.png", 10)
+    found = detector.finish()
+    assert [(e.path, e.reason) for e in found.exclusions] == [
+        ("node_modules/sdk/mcp.js", "vendored"), ("docs/guide.md", "docs"), ("gen/huge.py", "too-large")]
+    assert (found.tools, found.files_parsed) == ((), 0)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [('"a"', "a"), ("'b'", "b"), ("`c`", "c"), ("`x${y}`", None), ('f"x{y}"', None), ('r"a\\b"', "a\\b"),
+     ('"a\\nb"', "a\nb"), ('@"v"', "v"), ('$"i{x}"', None), ("name", None), ('"""doc"""', "doc")],
+)
+def test_string_literals_are_read_and_interpolations_refused(text: str, value: str | None) -> None:
+    assert unquote(text) == value
+
+
+def test_booleans_in_every_spelling() -> None:
+    assert [boolean(t) for t in ("True", "false", " true ", "Some(x)", "FALSE")] == [
+        "true", "false", "true", "dynamic", "false"]
