@@ -98,7 +98,8 @@ SPEC_DEFAULTS = {"read_only_hint": "false", "destructive_hint": "true", "idempot
 _FILLS_ALL = """(
     c.wire = 'defaults-always'
     OR (c.wire = 'defaults-if-declared' AND t.annotations_source <> 'none')
-    OR (c.wire = 'mcp-go' AND t.annotations_source <> 'inline'
+    OR (c.wire = 'mcp-go' AND t.rule IN ('go.go-mcp-go.new-tool', 'go.go-mcp-go.wrapper')
+        AND t.annotations_source IN ('none', 'options')
         AND coalesce(version_at_least(t.sdk_version, 0, 27), true))
     OR (c.wire = 'kotlin' AND t.annotations_source <> 'none'
         AND NOT coalesce(version_at_least(t.sdk_version, 0, 8), true))

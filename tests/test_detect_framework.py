@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 
-from pipeline.scan.detect import MAX_FILE_BYTES, Detector
+from pipeline.scan.detect import LANGUAGES, MAX_FILE_BYTES, Detector
 from pipeline.scan.detect.deps import Dependencies, is_manifest, parse
-from pipeline.scan.detect.model import hint_field
+from pipeline.scan.detect.model import Exclusion, Tool, hint_field
 from pipeline.scan.detect.paths import exclusion
+from pipeline.scan.detect.source import SourceFile
 from pipeline.scan.detect.syntax import boolean, unquote
 
 
@@ -114,3 +117,29 @@ def test_string_literals_are_read_and_interpolations_refused(text: str, value: s
 def test_booleans_in_every_spelling() -> None:
     assert [boolean(t) for t in ("True", "false", " true ", "Some(x)", "FALSE")] == [
         "true", "false", "true", "dynamic", "false"]
+
+
+class _Broken:
+    """A language detector whose second phase fails on one file (a bug we must survive)."""
+
+    def __init__(self, dependencies: object) -> None:
+        self.indexed: list[str] = []
+
+    def index(self, file: SourceFile) -> None:
+        self.indexed.append(file.path)
+
+    def detect(self, file: SourceFile) -> Iterator[Tool | Exclusion]:
+        if "bad" in file.path:
+            raise ValueError("cannot read this tree")
+        yield Tool(file.path, 1, "python-mcp", "ok", "python.python-mcp.test")
+
+
+def test_a_detector_failure_on_one_file_is_recorded_and_the_rest_is_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(LANGUAGES, "python", f"{__name__}:_Broken")
+    detector = Detector()
+    for path in ("a.py", "bad.py", "z.py"):
+        detector.add(path, b"tool = 1\n")
+    found = detector.finish()
+    assert [t.path for t in found.tools] == ["a.py", "z.py"]
+    assert [(e.path, e.reason, e.detail) for e in found.exclusions] == [
+        ("bad.py", "detector-error", "ValueError: cannot read this tree")]

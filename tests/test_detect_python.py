@@ -61,9 +61,9 @@ def test_tool_level_title_is_not_the_annotations_title() -> None:
     assert (tool.tool_title, tool.annotations.title, tool.annotations.source) == ("Ping", None, "none")
 
 
-def test_imported_receiver_from_a_file_not_kept_falls_back_to_the_manifest() -> None:
-    app = "from mcp.server.mcpserver import MCPServer\nmcp = MCPServer('x')\n"  # no 'tool': not kept
+def test_a_receiver_imported_from_another_module_resolves_to_its_constructor() -> None:
+    app = "from mcp.server.mcpserver import MCPServer\nmcp = MCPServer('x')\n"
     tools = "from app import mcp\n\n@mcp.tool()\ndef ping(): ...\n"
-    [tool] = _tools({"app.py": app, "tools.py": tools, "requirements.txt": "mcp>=2.0\n"})
-    assert (tool.sdk, tool.rule) == ("python-mcp", "python.python-mcp.decorator-v2")
-    assert _tools({"app.py": app, "tools.py": tools}) == []
+    for tree in ({"app.py": app, "tools.py": tools}, {"app.py": app, "tools.py": tools, "requirements.txt": "mcp\n"}):
+        [tool] = _tools(tree)
+        assert (tool.path, tool.sdk, tool.rule) == ("tools.py", "python-mcp", "python.python-mcp.decorator-v2")

@@ -9,6 +9,7 @@ import pytest
 
 from pipeline.scan.detect import Detection
 from pipeline.scan.detect.model import Annotations, Exclusion, Tool
+from pipeline.scan.detect.sdks import SDKS
 from pipeline.scan.tree import TreeScan
 from pipeline.source import Fetched
 from pipeline.store import Store
@@ -39,7 +40,8 @@ def _wire(store: Store, name: str) -> tuple[str, ...]:
 
 
 def _tool(name: str, sdk: str, annotations: Annotations = NONE, version: str | None = None) -> Tool:
-    return Tool("s.x", 3, sdk, name, f"x.{sdk}.form", annotations, sdk_version=version)
+    form = "new-tool" if sdk == "go-mcp-go" else "form"
+    return Tool("s.x", 3, sdk, name, f"{SDKS[sdk].language}.{sdk}.{form}", annotations, sdk_version=version)
 
 
 @pytest.mark.parametrize(
@@ -94,6 +96,15 @@ def test_tools_table_keeps_every_column_and_the_view_drops_lookalikes(tmp_path: 
     assert reasons == [("vendor/x.go", "vendored", "vendor/")]
 
 
+def test_mcp_go_prefills_only_what_new_tool_builds(tmp_path: Path) -> None:
+    raw = Tool("s.go", 1, "go-mcp-go", "raw", "go.go-mcp-go.raw-schema", sdk_version="v0.40.0")
+    literal = Tool("s.go", 2, "go-mcp-go", "lit", "go.go-mcp-go.tool-literal", sdk_version="v0.40.0")
+    preset = Tool("s.go", 3, "go-mcp-go", "pre", "go.go-mcp-go.new-tool", RO.with_source("preset:RO"))
+    with _store_tools(tmp_path, raw, literal, preset) as store:
+        assert [_wire(store, n) for n in ("raw", "lit")] == [UNSET4, UNSET4]
+        assert _wire(store, "pre") == ("true", UN, UN, UN)
+
+
 def test_spring_title_falls_back_to_the_tool_name_on_the_wire(tmp_path: Path) -> None:
     with _store_tools(tmp_path, _tool("calc", "java-spring-ai")) as store:
         assert store.connection.execute("SELECT title FROM tool_hints_on_wire").fetchall() == [("calc",)]
@@ -109,8 +120,6 @@ def test_rescan_replaces_tools_and_exclusions(tmp_path: Path) -> None:
 
 
 def test_catalogue_lists_every_sdk_once(tmp_path: Path) -> None:
-    from pipeline.scan.detect.sdks import SDKS
-
     with Store(tmp_path / "a.duckdb"), Store(tmp_path / "a.duckdb") as again:
         rows = again.connection.execute("SELECT sdk, count(*) FROM sdk_catalog GROUP BY sdk").fetchall()
     assert sorted(rows) == sorted((key, 1) for key in SDKS)

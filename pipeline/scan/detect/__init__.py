@@ -18,8 +18,9 @@ are left out and recorded as ``Exclusion`` rows when they mention MCP at all.
 from __future__ import annotations
 
 import importlib
+import re
 from collections import defaultdict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from typing import Protocol
 
@@ -38,7 +39,7 @@ KEEP_TREES_BYTES = 16 << 20
 #: a source file is kept for the detectors only if it contains one of these (lower-cased):
 #: every registration names a tool; constants and presets name a hint or annotations; the
 #: module that builds the server (``mcp = FastMCP(...)``) names MCP
-KEEP_WORDS = (b"tool", b"hint", b"annotation", b"mcp")
+KEEP_WORDS = re.compile(rb"tool|hint|annotation|mcp")
 
 #: language -> "module:class" of its detector (imported on first use)
 LANGUAGES = {
@@ -122,7 +123,7 @@ class Detector:
             if (marker := paths.relevant(file.lower)) is not None:
                 self._exclusions.append(Exclusion(path, why[0], f"{why[1]} (mentions {marker.decode()})"))
             return
-        if language is not None and any(word in file.lower for word in KEEP_WORDS):
+        if language is not None and KEEP_WORDS.search(file.lower):
             self._files[language].append(file)
             self._kept_bytes += len(data)
 
@@ -136,23 +137,36 @@ class Detector:
     def finish(self) -> Detection:
         """Run every language detector over the kept files."""
         tools: list[Tool] = []
-        parsed = 0
         for language, files in sorted(self._files.items()):
-            detector = factory(language)(self.dependencies)
-            keep_trees = self._kept_bytes <= KEEP_TREES_BYTES
-            for file in files:
-                detector.index(file)
-                if not keep_trees:
-                    file.forget_tree()
-            for file in files:
-                for found in detector.detect(file):
-                    if isinstance(found, Exclusion):
-                        self._exclusions.append(found)
-                    else:
-                        tools.append(self._versioned(found))
-                file.forget_tree()
-            parsed += len(files)
+            tools.extend(self._run(factory(language)(self.dependencies), files))
+        parsed = sum(len(files) for files in self._files.values())
         return Detection(tuple(tools), tuple(self._exclusions), parsed)
+
+    def _run(self, detector: LanguageDetector, files: list[SourceFile]) -> Iterator[Tool]:
+        """Both phases of one language detector over its files."""
+
+        def index(file: SourceFile) -> tuple[()]:
+            detector.index(file)
+            return ()
+
+        keep_trees = self._kept_bytes <= KEEP_TREES_BYTES
+        for file in files:
+            self._guarded(file, index)
+            if not keep_trees:
+                file.forget_tree()
+        for file in files:
+            yield from (self._versioned(t) for t in self._guarded(file, detector.detect))
+            file.forget_tree()
+
+    def _guarded(self, file: SourceFile, phase: Callable[[SourceFile], Iterable[Tool | Exclusion]]) -> list[Tool]:
+        """Run one phase over one file; a detector failure leaves that file out, with the reason."""
+        try:
+            found = list(phase(file))
+        except (RecursionError, ValueError, LookupError, TypeError, AttributeError, UnicodeError) as exc:
+            self._exclusions.append(Exclusion(file.path, "detector-error", f"{type(exc).__name__}: {exc}"[:300]))
+            return []
+        self._exclusions.extend(x for x in found if isinstance(x, Exclusion))
+        return [x for x in found if isinstance(x, Tool)]
 
     def _versioned(self, tool: Tool) -> Tool:
         if tool.sdk_version is not None or tool.sdk not in SDKS:

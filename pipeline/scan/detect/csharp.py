@@ -7,7 +7,9 @@ Forms (rule ``csharp.csharp-mcp.<form>``), and the line each row reports:
   ``Title =`` is both ``Tool.title`` and ``annotations.title``. Hints ``ReadOnly``, ``Destructive``,
   ``Idempotent``, ``OpenWorld``; source ``attribute`` once any of them or ``Title`` is written.
 - ``create``: ``McpServerTool.Create(target, new McpServerToolCreateOptions { ... })`` (or ``new() {..}``,
-  or a shared options object learnt in ``index``: ``preset:<name>``); line of the call; source ``options``.
+  or a shared static options object learnt in ``index``: ``preset:<name>``); line of the call; source
+  ``options``. An ``[McpServerTool(..)]`` on a lambda target is read first and the options override it; a
+  method-group target that carries ``[McpServerTool]`` itself is not a second row.
 - ``protocol-tool``: ``new Tool { Name = .., Annotations = new ToolAnnotations { ReadOnlyHint = .. } }``
   (low-level handlers); line of the ``new``; source ``inline``, ``preset:<name>`` or ``dynamic``.
 
@@ -16,8 +18,11 @@ or a fully qualified ``ModelContextProtocol.Server.McpServerTool``; for the attr
 nearest ``*.csproj`` referencing a ``ModelContextProtocol`` package also counts, unless the project defines
 its own ``McpServerToolAttribute`` (mika-f/uMCP style): those uses give a ``not-sdk`` exclusion. A file
 defining ``McpServerToolAttribute``/``ToolAnnotations``/``McpServerToolCreateOptions``/``McpServerTool``
-is a ``type-definition`` (``sdk-source`` inside ``namespace ModelContextProtocol``); MCP client code reading
-hints is ``client-code``. The C# keyword ``readonly`` is never a marker: only attribute/initializer keys count.
+is a ``type-definition``; a file of the SDK's own namespaces (``namespace ModelContextProtocol[.X]``, tests
+and samples aside) that defines or builds tools is ``sdk-source``; MCP client code reading hints is
+``client-code``. An ``[McpServerTool]`` nothing attributes is an ``unattributed`` exclusion. The C# keyword
+``readonly`` is never a marker: only attribute/initializer keys count. Global usings are seen only in files
+the scan keeps (those mentioning "tool"); the manifest covers the others.
 """
 
 from __future__ import annotations
@@ -28,17 +33,21 @@ from functools import cache
 
 import tree_sitter
 
-from pipeline.scan.detect.csharp_forms import (
-    CSharpIndex,
-    Declared,
-    annotations_value,
+from pipeline.scan.detect.csharp_forms import CSharpIndex, Declared, annotations_value, declared, derive_name, overlay
+from pipeline.scan.detect.csharp_nodes import (
+    ATTRIBUTE_NAMES,
+    METHODS,
     attribute_pairs,
-    declared,
-    derive_name,
+    find_method,
+    initial_value,
     initializer_pairs,
+    is_member,
     last_name,
+    mcp_attribute,
+    on_method,
     returns_async,
 )
+from pipeline.scan.detect.csharp_types import defined_types, sdk_namespace
 from pipeline.scan.detect.deps import Dependencies
 from pipeline.scan.detect.model import Annotations, Exclusion, Tool
 from pipeline.scan.detect.sdks import SDKS
@@ -47,12 +56,10 @@ from pipeline.scan.detect.source import SourceFile, parser_for
 SDK = "csharp-mcp"
 _MARKERS = (b"mcpservertool", b"toolannotations", b"modelcontextprotocol")
 _HINTS = (b"readonlyhint", b"destructivehint", b"idempotenthint", b"openworldhint")
-_USING = re.compile(rb"^[ \t]*(?:global\s+)?using\s+(?:static\s+)?(?:\w+\s*=\s*)?ModelContextProtocol\b", re.M)
-_GLOBAL_USING = re.compile(rb"^[ \t]*global\s+using\s+(?:static\s+)?ModelContextProtocol\b", re.M)
+_USING = re.compile(rb"^(?:\xef\xbb\xbf)?[ \t]*(?:global\s+)?using\s+(?:static\s+)?(?:\w+\s*=\s*)?"
+                    rb"ModelContextProtocol\b", re.M)
+_GLOBAL_USING = re.compile(rb"^(?:\xef\xbb\xbf)?[ \t]*global\s+using\s+(?:static\s+)?ModelContextProtocol\b", re.M)
 _CONST = re.compile(rb"\bconst\s+(?:string|bool)\s+(\w+)\s*=\s*(\"[^\"\\\n]*\"|true|false)\s*;")
-_DEFINES = re.compile(rb"\b(?:class|record|struct)\s+(McpServerToolAttribute|ToolAnnotations|McpServerToolCreateOptions"
-                      rb"|McpServerTool)\b")
-_SDK_NAMESPACE = re.compile(rb"^[ \t]*namespace\s+ModelContextProtocol\b", re.M)
 _CLIENT = re.compile(rb"\b(?:I?McpClient|McpClientFactory|McpClientTool)\b")
 _PRESET_TYPES = ("ToolAnnotations", "McpServerToolCreateOptions")
 _QUERY = """
@@ -61,11 +68,14 @@ _QUERY = """
 (object_creation_expression type: (_) @t (#match? @t "(^|[.])Tool$")) @new
 """
 #: a definition worth parsing the file for (the attribute, Create, a protocol Tool literal)
-_CANDIDATE = re.compile(rb"\bMcpServerTool(?:Attribute)?\s*[(\],]|\bMcpServerTool\s*\.\s*Create\b"
-                        rb"|\bnew\s+(?:[\w.]+\.)?Tool\s*[({]")
+_CANDIDATE = re.compile(rb"McpServerTool(?:Attribute)?\s*[(\],]|McpServerTool\s*\.\s*Create\b"
+                        rb"|new\s+(?:[\w.]+\.)?Tool\s*[({]")
 #: a field, property or variable initialised with a ToolAnnotations/options object (worth parsing in index)
-_PRESET_CANDIDATE = re.compile(rb"(?:ToolAnnotations|McpServerToolCreateOptions)\??\s+\w+\s*(?:\{[^}\n]*\}\s*)?"
-                               rb"=>?\s*new\b|=\s*new\s+(?:ToolAnnotations|McpServerToolCreateOptions)\b")
+_PRESET_CANDIDATES = (
+    re.compile(rb"(?:ToolAnnotations|McpServerToolCreateOptions)\??[ \t]+\w+[ \t]*(?:\{[^}\n]*\}[ \t]*)?"
+               rb"=>?[ \t]*new\b"),
+    re.compile(rb"=[ \t]*new[ \t]+(?:ToolAnnotations|McpServerToolCreateOptions)\b"),
+)
 _PRESET_QUERY = "(variable_declarator) @var (property_declaration) @prop"
 
 
@@ -88,19 +98,20 @@ class CSharpDetector:
                 self.known.constants[key] = text if seen == text else None
         if not any(m in file.lower for m in _MARKERS):
             return
-        self.known.global_sdk |= _GLOBAL_USING.search(file.data) is not None
-        defined = {m.decode() for m in _DEFINES.findall(file.data)}
-        if "McpServerToolAttribute" in defined and not _SDK_NAMESPACE.search(file.data):
+        if b"global using" in file.data:
+            self.known.global_sdk |= _GLOBAL_USING.search(file.data) is not None
+        defined = defined_types(file)
+        if "McpServerToolAttribute" in defined and sdk_namespace(file) is None:
             self.known.own_attribute = True
         typed = b"toolannotations" in file.lower or b"mcpservertoolcreateoptions" in file.lower
-        if typed and _PRESET_CANDIDATE.search(file.data):
+        if typed and any(p.search(file.data) for p in _PRESET_CANDIDATES):
             self._index_presets(file)
 
     def _index_presets(self, file: SourceFile) -> None:
         captures = tree_sitter.QueryCursor(self._preset_query).captures(file.tree.root_node)
         for node in captures.get("var", []) + captures.get("prop", []):
-            name, value = node.child_by_field_name("name"), _initial_value(node)
-            if name is None or value is None:
+            name, value = node.child_by_field_name("name"), initial_value(node)
+            if name is None or value is None or not is_member(node):
                 continue
             typed = value.child_by_field_name("type")
             if typed is None:
@@ -120,16 +131,20 @@ class CSharpDetector:
         """The tools ``file`` defines, or why it is left out."""
         if not any(m in file.lower for m in _MARKERS):
             return
-        defined = _DEFINES.search(file.data)
-        if defined is not None:
-            reason = "sdk-source" if _SDK_NAMESPACE.search(file.data) else "type-definition"
-            yield Exclusion(file.path, reason, f"defines {defined.group(1).decode()}")
+        candidate = _CANDIDATE.search(file.data) is not None
+        if (namespace := sdk_namespace(file)) is not None:
+            if candidate or defined_types(file):
+                yield Exclusion(file.path, "sdk-source", f"namespace {namespace}")
+            return
+        if defined := defined_types(file):
+            yield Exclusion(file.path, "type-definition", f"defines {', '.join(sorted(defined))}")
             return
         imported = _USING.search(file.data) is not None or self.known.global_sdk
-        found = list(self._rows(file, imported)) if _CANDIDATE.search(file.data) else []
+        found = list(self._rows(file, imported)) if candidate else []
         tools = [row for row in found if isinstance(row, Tool)]
         yield from found
-        if not tools and _CLIENT.search(file.data) and any(h in file.lower for h in _HINTS):
+        client = b"mcpclient" in file.lower and any(h in file.lower for h in _HINTS)
+        if not tools and client and _CLIENT.search(file.data):
             yield Exclusion(file.path, "client-code", "MCP client reading tool annotations")
 
     def _rows(self, file: SourceFile, imported: bool) -> Iterator[Tool | Exclusion]:
@@ -139,8 +154,7 @@ class CSharpDetector:
         for node in sorted(nodes, key=lambda n: n.start_byte):
             if node.type == "attribute":
                 row = self._attribute(file, node, imported)
-                if row is None and last_name(file, node.child_by_field_name("name") or node) in _ATTRIBUTE_NAMES:
-                    unattributed += 1
+                unattributed += row is None and on_method(node)
             elif node.type == "invocation_expression":
                 row = self._create(file, node, imported)
             else:
@@ -162,11 +176,11 @@ class CSharpDetector:
 
     def _attribute(self, file: SourceFile, node: tree_sitter.Node, imported: bool) -> Tool | None:
         name_node = node.child_by_field_name("name")
-        if name_node is None or last_name(file, name_node) not in _ATTRIBUTE_NAMES:
+        if name_node is None or last_name(file, name_node) not in ATTRIBUTE_NAMES:
             return None
         qualified = file.text(name_node).startswith("ModelContextProtocol.")
         method = node.parent.parent if node.parent is not None else None
-        if method is None or method.type not in _METHODS:
+        if method is None or method.type not in METHODS:
             return None
         if not (qualified or self._attributed(file, imported)):
             return None
@@ -185,9 +199,20 @@ class CSharpDetector:
         if last_name(file, target) != "McpServerTool" or not self._attributed(file, imported):
             return None
         args = [a for a in (node.child_by_field_name("arguments") or node).children if a.type == "argument"]
-        found = self._options(file, args)
-        name = found.name if found.name_written else self._target_name(file, args)
-        return _tool(file, node, name, "create", found)
+        options = self._options(file, args)
+        first = args[0].named_children[-1] if args and args[0].named_children else None
+        attribute = mcp_attribute(file, first) if first is not None else None
+        method_name, method = self._target(file, first)
+        if attribute is None and method is not None and mcp_attribute(file, method) and not options.name_written:
+            return None  # the [McpServerTool] method is already a row of its own
+        base = Declared()
+        if attribute is not None:
+            base = declared(attribute_pairs(file, attribute), file, self.known, "attribute", title_in_annotations=True)
+        found = overlay(base, options)
+        if found.name_written:
+            return _tool(file, node, found.name, "create", found)
+        is_async = returns_async(method, file) if method is not None else (method_name or "").endswith("Async")
+        return _tool(file, node, derive_name(method_name, is_async) if method_name else None, "create", found)
 
     def _options(self, file: SourceFile, args: list[tree_sitter.Node]) -> Declared:
         if len(args) < 2:
@@ -200,20 +225,18 @@ class CSharpDetector:
             return Declared(annotations=self.known.presets[name].with_source(f"preset:{name}"))
         return Declared(name_written=True, annotations=Annotations(source="dynamic"))
 
-    def _target_name(self, file: SourceFile, args: list[tree_sitter.Node]) -> str | None:
-        if not args:
-            return None
-        target = args[0].named_children[-1]
+    def _target(self, file: SourceFile, target: tree_sitter.Node | None) -> tuple[str | None, tree_sitter.Node | None]:
+        """The method name a ``Create`` target names (method group or ``nameof``), and its declaration here."""
+        if target is None:
+            return None, None
         text = file.text(target)
         if "nameof(" in text:
-            target_name = text.rsplit("nameof(", 1)[1].split(")", 1)[0].rsplit(".", 1)[-1].strip()
+            name = text.rsplit("nameof(", 1)[1].split(")", 1)[0].rsplit(".", 1)[-1].strip()
         elif target.type in ("identifier", "member_access_expression"):
-            target_name = last_name(file, target)
+            name = last_name(file, target)
         else:
-            return None
-        method = _find_method(file, target_name)
-        is_async = returns_async(method, file) if method is not None else target_name.endswith("Async")
-        return derive_name(target_name, is_async)
+            return None, None
+        return name, find_method(file, name)
 
     def _protocol_tool(self, file: SourceFile, node: tree_sitter.Node) -> Tool | None:
         kind = node.child_by_field_name("type")
@@ -224,35 +247,6 @@ class CSharpDetector:
             return None
         found = declared(iter(pairs), file, self.known, "inline", title_in_annotations=False)
         return _tool(file, node, found.name, "protocol-tool", found)
-
-
-_ATTRIBUTE_NAMES = frozenset({"McpServerTool", "McpServerToolAttribute"})
-_METHODS = frozenset({"method_declaration", "local_function_statement"})
-_CONTAINERS = frozenset({"compilation_unit", "global_statement", "namespace_declaration", "class_declaration",
-                         "file_scoped_namespace_declaration", "declaration_list", "struct_declaration",
-                         "record_declaration"})
-
-
-def _initial_value(node: tree_sitter.Node) -> tree_sitter.Node | None:
-    """The object creation a field, variable or property is initialised with (``=`` or ``=>``)."""
-    value = node.child_by_field_name("value") if node.type == "property_declaration" else node.named_children[-1]
-    if value is not None and value.type == "arrow_expression_clause" and value.named_children:
-        value = value.named_children[-1]
-    return value if value is not None and value.type.endswith("object_creation_expression") else None
-
-
-def _find_method(file: SourceFile, name: str) -> tree_sitter.Node | None:
-    marker = name.encode()
-    if marker not in file.data:
-        return None
-    stack = [file.tree.root_node]
-    while stack:
-        node = stack.pop()
-        if node.type in _METHODS and file.text(node.child_by_field_name("name")) == name:
-            return node
-        if node.type in _CONTAINERS:
-            stack.extend(node.children)
-    return None
 
 
 def _tool(file: SourceFile, node: tree_sitter.Node, name: str | None, form: str, found: Declared) -> Tool:

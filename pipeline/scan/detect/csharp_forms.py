@@ -15,15 +15,15 @@ from dataclasses import dataclass, field, replace
 
 import tree_sitter
 
-from pipeline.scan.detect.model import DYNAMIC, TRUE, Annotations, hint_field
+from pipeline.scan.detect.csharp_nodes import initializer_pairs, last_name
+from pipeline.scan.detect.model import DYNAMIC, HINT_FIELDS, TRUE, UNSET, Annotations, hint_field
 from pipeline.scan.detect.source import SourceFile
-from pipeline.scan.detect.syntax import boolean, named, unquote
+from pipeline.scan.detect.syntax import boolean, unquote
 
 Node = tree_sitter.Node
 
 #: the attribute's properties that put an annotations object on the wire
 ANNOTATION_KEYS = frozenset({"Title", "ReadOnly", "Destructive", "Idempotent", "OpenWorld"})
-_ASYNC_TYPES = ("Task", "ValueTask", "IAsyncEnumerable")
 _NOT_ALNUM = re.compile(r"[^0-9A-Za-z]+")
 
 
@@ -83,20 +83,6 @@ def derive_name(method: str, is_async: bool) -> str:
     return snake_case_lower(name)
 
 
-def returns_async(method: Node, file: SourceFile) -> bool:
-    """Whether a method declaration's return type is one the SDK treats as async."""
-    returns = method.child_by_field_name("returns") or method.child_by_field_name("type")
-    if returns is None:
-        return False
-    base = file.text(returns).split("<", 1)[0].rsplit(".", 1)[-1].strip()
-    return base in _ASYNC_TYPES
-
-
-def last_name(file: SourceFile, node: Node) -> str:
-    """The last dotted segment of a (qualified) name or member access, generics dropped."""
-    return file.text(node).split("<", 1)[0].rsplit(".", 1)[-1].strip()
-
-
 def string_value(file: SourceFile, node: Node | None, index: CSharpIndex) -> str | None:
     """A string literal, ``nameof(X.Y)`` or a known ``const string``; else None."""
     if node is None:
@@ -140,6 +126,24 @@ def declared(pairs: Iterator[tuple[str, Node]], file: SourceFile, index: CSharpI
 _HINT_KEYS = frozenset({"ReadOnlyHint", "DestructiveHint", "IdempotentHint", "OpenWorldHint"})
 
 
+def overlay(base: Declared, top: Declared) -> Declared:
+    """``top`` (Create's options) over ``base`` (the target's attribute): what the SDK's ``DeriveOptions`` does."""
+    if top.annotations.source == "none" and not top.name_written and top.tool_title is None:
+        return base
+    if base.annotations.source == "none" and not base.name_written and base.tool_title is None:
+        return top
+    ann = base.annotations
+    for hint in HINT_FIELDS:
+        if getattr(top.annotations, hint) != UNSET:
+            ann = ann.with_hint(hint, getattr(top.annotations, hint))
+    if top.annotations.title_state != UNSET:
+        ann = replace(ann, title=top.annotations.title, title_state=top.annotations.title_state)
+    ann = ann.with_source(top.annotations.source if top.annotations.source != "none" else ann.source)
+    name_written = top.name_written or base.name_written
+    name = top.name if top.name_written else base.name
+    return Declared(name, name_written, top.tool_title or base.tool_title, ann)
+
+
 def _titled(ann: Annotations, title: str | None, source: str) -> Annotations:
     return replace(ann, title=title, title_state=TRUE if title is not None else DYNAMIC, source=source)
 
@@ -160,25 +164,3 @@ def annotations_value(file: SourceFile, node: Node, index: CSharpIndex) -> Annot
     if name in index.presets:
         return index.presets[name].with_source(f"preset:{name}")
     return Annotations(source=DYNAMIC)
-
-
-def initializer_pairs(file: SourceFile, creation: Node) -> Iterator[tuple[str, Node]]:
-    """``Key = value`` pairs of an object creation's ``{ ... }`` initializer."""
-    init = creation.child_by_field_name("initializer")
-    if init is None:
-        init = next((c for c in creation.children if c.type == "initializer_expression"), None)
-    for child in named(init) if init is not None else []:
-        left, right = child.child_by_field_name("left"), child.child_by_field_name("right")
-        if child.type == "assignment_expression" and left is not None and right is not None:
-            yield file.text(left), right
-
-
-def attribute_pairs(file: SourceFile, attribute: Node) -> Iterator[tuple[str, Node]]:
-    """``Key = value`` arguments of an attribute."""
-    args = next((c for c in attribute.children if c.type == "attribute_argument_list"), None)
-    for arg in named(args) if args is not None else []:
-        key = arg.child_by_field_name("name")
-        values = [c for c in named(arg) if c != key]
-        if arg.type == "attribute_argument" and key is not None and values:
-            yield file.text(key), values[-1]
-

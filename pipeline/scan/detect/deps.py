@@ -52,19 +52,32 @@ class Dependencies:
     """Every dependency of a tree, looked up from the manifest nearest to a file."""
 
     def __init__(self, found: list[Dependency] | None = None) -> None:
-        self._found = list(found or [])
+        self._by_name: dict[str, list[Dependency]] = {}
+        self._memo: dict[tuple[tuple[str, ...], str], Dependency | None] = {}
+        self.add(list(found or []))
 
     def add(self, found: list[Dependency]) -> None:
         """Record more dependencies."""
-        self._found.extend(found)
+        for dep in found:
+            self._by_name.setdefault(dep.name, []).append(dep)
+        self._memo.clear()
 
     def find(self, names: tuple[str, ...], path: str = "") -> Dependency | None:
-        """The dependency whose name starts with one of ``names``, from the manifest nearest ``path``."""
+        """The dependency whose name is one of ``names`` (or starts with ``name/``), from the
+        manifest nearest ``path``."""
+        key = (names, path.rpartition("/")[0])
+        if key not in self._memo:
+            self._memo[key] = self._nearest(names, path)
+        return self._memo[key]
+
+    def _nearest(self, names: tuple[str, ...], path: str) -> Dependency | None:
         best: Dependency | None = None
-        for dep in self._found:
-            named = any(dep.name == n or dep.name.startswith(n + "/") for n in names)
-            if named and (best is None or _closer(dep.directory, best.directory, path)):
-                best = dep
+        for name, deps in self._by_name.items():
+            if not any(name == n or name.startswith(n + "/") for n in names):
+                continue
+            for dep in deps:
+                if best is None or _closer(dep.directory, best.directory, path):
+                    best = dep
         return best
 
     def has(self, names: tuple[str, ...]) -> bool:

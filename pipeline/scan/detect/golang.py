@@ -45,7 +45,8 @@ from pipeline.scan.detect.source import SourceFile
 
 _TYPE_DEFINITION = re.compile(rb"\btype\s+toolannotations?\s+struct\b")
 _TOOL_TYPE = re.compile(rb"\btype\s+tool\s+struct\b")
-_CLIENT_CALLS = (b"newclient(", b"listtools(", b"mcpclient(", b".tools(ctx")
+#: lower-cased MCP client calls (go-sdk ``mcp.NewClient`` / ``session.ListTools``, mcp-go ``client.New*MCPClient``)
+_CLIENT_CALLS = (b"mcp.newclient(", b"client.newclient(", b"listtools(", b"mcpclient(", b".tools(ctx")
 _HINT_READS = (b".readonlyhint", b".destructivehint", b".idempotenthint", b".openworldhint")
 
 

@@ -27,6 +27,7 @@ MCP client as ``client-code``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from functools import cache
 
@@ -44,9 +45,16 @@ HINT_MARKERS = (b"readonlyhint", b"read_only_hint", b"destructivehint", b"destru
                 b"idempotent_hint", b"openworldhint", b"open_world_hint")
 #: (with a hint spelling) a file is indexed only if it holds one of these lower-cased bytes
 INDEX_MARKERS = (b".tool(", b"add_tool(", b"toolannotations", b"list_tools", b"fastmcp", b"mcpserver", b"pydantic_ai")
-#: a file is read in phase 2 only if it holds one of these (or a known wrapper's name)
-DETECT_MARKERS = (b"mcp", b"claude_agent_sdk", b"langchain", b"crewai", b"from agents", b"pydantic_ai", b"strands",
-                  b"agno.tools", b"smolagents", b"class toolannotations")
+#: a file is read in phase 2 only if it imports something tool-related (lower-cased) ...
+DETECT_IMPORT = re.compile(
+    rb"(?m)^[ \t]*(?:from|import)[ \t][^\n]*(?:mcp|claude_agent_sdk|langchain|crewai|agents|pydantic_ai|strands"
+    rb"|agno|smolagents)"
+)
+#: ... and has the shape of a registration, a hint, or a class we exclude (or names a known wrapper)
+DETECT_SHAPE = re.compile(
+    rb"@[\w.]*tool\b|tool\s*\(|\.tool\b|list_tools|from_function|function_tool|toolannotations|hint"
+    rb"|class (?:fastmcp|mcpserver)"
+)
 CLIENT_NAMES = ("ClientSession", "Client", "client")
 
 _QUERY = """
@@ -99,10 +107,11 @@ class PythonDetector:
     def detect(self, file: SourceFile) -> Iterator[Tool | Exclusion]:
         """Phase 2: the tools ``file`` defines, or why it is left out."""
         if not self._wrapper_markers:
-            instances = [n for n, o in self.project.objects.items() if o.callee_name in self.project.wrapper_classes]
-            names = [*self.project.wrapper_classes, *self.project.wrapper_functions, *instances]
-            self._wrapper_markers = tuple(n.lower().encode() for n in names) or (b"\0",)
-        if not any(m in file.lower for m in DETECT_MARKERS + self._wrapper_markers):
+            self._wrapper_markers = self._wrapper_uses() or (b"\0",)
+        lower = file.lower
+        wrapped = any(m in lower for m in self._wrapper_markers)
+        own_type = b"class toolannotations" in lower
+        if not (wrapped or own_type or (DETECT_IMPORT.search(lower) and DETECT_SHAPE.search(lower))):
             return
         found = captures(file)
         excluded = self._excluded(file, found)
@@ -114,6 +123,15 @@ class PythonDetector:
         if not tools and _client_code(file, scope):
             yield Exclusion(file.path, "client-code", "reads tool annotations through an MCP client")
         yield from tools
+
+    def _wrapper_uses(self) -> tuple[bytes, ...]:
+        """Lower-cased byte shapes of a use of a known wrapper: ``registry.tool``, ``Registry(``, ``my_tool(``."""
+        classes = self.project.wrapper_classes
+        uses = [f"{name}.{method}" for name, o in self.project.objects.items() if o.callee_name in classes
+                for method in classes[o.callee_name]]
+        uses += [f"{name}(" for name in classes]
+        uses += [shape for name in self.project.wrapper_functions for shape in (f"{name}(", f"@{name}")]
+        return tuple(use.lower().encode() for use in uses)
 
     def _tools(self, file: SourceFile, scope: Scope, found: dict[str, list[Node]]) -> Iterator[Tool]:
         forms = FileForms(file, scope, self.project, self.dependencies)

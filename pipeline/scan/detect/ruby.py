@@ -49,18 +49,18 @@ OFFICIAL, FAST = "ruby-mcp", "ruby-fast-mcp"
 BASES = {"MCP::Tool": OFFICIAL, "FastMcp::Tool": FAST, "ActionTool::Base": FAST}
 _MARKERS = (b"mcp::", b"fastmcp", b"actiontool", b"define_tool", b"module mcp")
 _HINTS = (b"read_only", b"readonly", b"destructive", b"idempotent", b"open_world", b"openworld")
-_CLASS = re.compile(rb"^[ \t]*class\s+([\w:]+)\s*<\s*([\w:]+)", re.M)
-_REQUIRE = re.compile(rb"^[ \t]*require(?:_relative)?[ \t(]+[\"']([^\"']+)[\"']", re.M)
-_SDK_SOURCE = (re.compile(rb"^[ \t]*module\s+(?:MCP|FastMcp)\b", re.M), re.compile(rb"^[ \t]*class\s+Tool\b", re.M),
+_CLASS = re.compile(rb"^(?:\xef\xbb\xbf)?[ \t]*class\s+([\w:]+)\s*<\s*([\w:]+)", re.M)
+_REQUIRE = re.compile(rb"^(?:\xef\xbb\xbf)?[ \t]*require(?:_relative)?[ \t(]+[\"']([^\"']+)[\"']", re.M)
+_SDK_SOURCE = (re.compile(rb"^(?:\xef\xbb\xbf)?[ \t]*module\s+(?:MCP|FastMcp)\b", re.M),
+               re.compile(rb"^[ \t]*class\s+Tool\b", re.M),
                re.compile(rb"\bdef\s+(?:self\.)?(?:annotations|define_tool|tool_name)\b"))
-_OWN_ANNOTATIONS = re.compile(rb"^[ \t]*class\s+(?:[\w:]*::)?(\w*Annotations)\b", re.M)
+_OWN_ANNOTATIONS = re.compile(rb"^(?:\xef\xbb\xbf)?[ \t]*class\s+(?:[\w:]*::)?(\w*Annotations)\b", re.M)
 _CLIENT = re.compile(rb"\b(?:MCP|FastMcp)::Client\b")
 _QUERY = ('(class superclass: (superclass)) @class'
           ' (call method: (identifier) @m (#any-of? @m "define" "define_tool")) @call')
-#: a definition worth parsing the file for (learnt project bases are checked separately)
-_CANDIDATE = re.compile(rb"<\s*(?:::)?(?:MCP::Tool|FastMcp::Tool|ActionTool::Base)\b|\bMCP::Tool\.define\b"
-                        rb"|\bdefine_tool\b")
-_HASH_CONSTANT = re.compile(rb"^[ \t]*[A-Z][\w:]*\s*=\s*\{", re.M)
+#: lower-case bytes of a definition worth parsing the file for (project bases are checked separately)
+_CANDIDATES = (b"mcp::tool", b"actiontool::base", b"define_tool")
+_HASH_CONSTANT = re.compile(rb"^(?:\xef\xbb\xbf)?[ \t]*[A-Z][\w:]*\s*=\s*\{", re.M)
 _PRESET_QUERY = "(assignment left: [(constant) (scope_resolution)] @name right: _ @value)"
 
 
@@ -117,13 +117,14 @@ class RubyDetector:
         if gem_module and all(pattern.search(file.data) for pattern in _SDK_SOURCE):
             yield Exclusion(file.path, "sdk-source", "defines the gem's Tool class")
             return
-        candidate = _CANDIDATE.search(file.data) is not None or self._extends_base(file)
+        candidate = any(m in file.lower for m in _CANDIDATES) or self._extends_base(file)
         found = list(self._rows(file)) if candidate else []
         yield from found
         if any(isinstance(row, Tool) for row in found) or not any(h in file.lower for h in _HINTS):
             return
         if (own := _OWN_ANNOTATIONS.search(file.data)) is not None:
-            yield Exclusion(file.path, "type-definition", f"defines {own.group(1).decode()}")
+            reason = "sdk-source" if gem_module else "type-definition"
+            yield Exclusion(file.path, reason, f"defines {own.group(1).decode()}")
         elif _CLIENT.search(file.data):
             yield Exclusion(file.path, "client-code", "MCP client reading tool annotations")
 

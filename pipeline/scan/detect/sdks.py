@@ -29,8 +29,9 @@ class Sdk:
     """what reaches a client: ``as-declared``; ``defaults-always`` (all four hints, spec
     defaults for unset ones, even with no annotations); ``defaults-if-declared`` (the same,
     once an annotations object exists); ``go-official`` (readOnly and idempotent sent as
-    false once an annotations object exists); ``mcp-go`` (``defaults-always`` from v0.27,
-    unless the whole struct is replaced with ``WithToolAnnotation``)."""
+    false once an annotations object exists); ``mcp-go`` (from v0.27 ``NewTool`` pre-fills all four
+    with spec defaults; ``WithToolAnnotation`` replaces that struct, and ``NewToolWithRawSchema``
+    and ``mcp.Tool{}`` literals fill nothing)."""
 
 
 _ALL = (
