@@ -16,6 +16,7 @@ from pipeline.fetch import GitHubClient
 from pipeline.manifest import Manifest, RepoEntry, write_commits
 from pipeline.progress import SILENT, Observer
 from pipeline.scan import SCANNER_VERSION
+from pipeline.scan.detect import Detector
 from pipeline.scan.tree import scan_tree
 from pipeline.settings import Settings
 from pipeline.source import ArchiveSource, Fetched, source_for
@@ -52,6 +53,7 @@ class Census:
         self.cache = ArchiveCache(settings.cache_dir, settings.api_url)
         self.commits: dict[str, str | None] = {e.repo: e.commit for e in manifest.repos}
         self._pin_failures: dict[str, str] = {}
+        self.detector = Detector()
 
     def pin(self) -> list[Outcome]:
         """Resolve entries without a commit and write the commits back into the manifest."""
@@ -133,7 +135,7 @@ class Census:
         try:
             if store.is_current(entry.repo, commit, fetched, terms, SCANNER_VERSION):
                 return Outcome(entry.repo, commit, "unchanged")
-            scan = scan_tree(source.members(commit, fetched), terms)
+            scan = scan_tree(source.members(commit, fetched), terms, self.detector)
         except Exception as exc:  # one bad repository never stops a census
             return self._skip(store, entry.repo, commit, "scan", exc)
         store.record_scan(

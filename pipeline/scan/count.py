@@ -42,8 +42,12 @@ class TermCounter:
         low = data.lower()
         return [low.count(n) for n in self._needles]
 
-    def count_chunks(self, chunks: Iterable[bytes]) -> list[int]:
-        """Counts in a file given as consecutive chunks; equals ``count_bytes(b"".join(chunks))``."""
+    def count_chunks(self, chunks: Iterable[bytes], lowered: list[bytes] | None = None) -> list[int]:
+        """Counts in a file given as consecutive chunks; equals ``count_bytes(b"".join(chunks))``.
+
+        With ``lowered``, each chunk's lower-cased bytes are appended to it (the detector's
+        prefilters read them, so the file is lower-cased once).
+        """
         counts = [0] * len(self._needles)
         # resume[i]: first offset in the next buffer where term i may start a new match
         resume = [0] * len(self._needles)
@@ -51,7 +55,10 @@ class TermCounter:
         for chunk in chunks:
             if not chunk:
                 continue
-            buf = carry + chunk.lower() if carry else chunk.lower()
+            low = chunk.lower()
+            if lowered is not None:
+                lowered.append(low)
+            buf = carry + low if carry else low
             for i, pattern in enumerate(self._needles):
                 found, resume[i] = self._count_in(buf, pattern, resume[i], self._bordered[i])
                 counts[i] += found

@@ -29,10 +29,13 @@ class TreeScan:
     """the registration detector's findings (``None`` when it did not run)."""
 
 
-def scan_tree(entries: Iterable[Entry], terms: tuple[str, ...], *, detect: bool = True) -> TreeScan:
-    """Count ``terms`` in every regular file of ``entries`` and, with ``detect``, find its tools."""
+def scan_tree(entries: Iterable[Entry], terms: tuple[str, ...], detector: Detector | None = None) -> TreeScan:
+    """Count ``terms`` in every regular file of ``entries``; with a ``detector``, find its tools too.
+
+    The detector is handed the bytes the counter reads (``wants`` / ``add``), then asked
+    for its findings (``finish``): one read of each member serves both.
+    """
     counter = TermCounter(terms)
-    detector = Detector() if detect else None
     files = content = 0
     counts: list[tuple[str, str, int]] = []
     skipped: list[tuple[str, str]] = []
@@ -45,8 +48,9 @@ def scan_tree(entries: Iterable[Entry], terms: tuple[str, ...], *, detect: bool 
         content += member.size_bytes
         if detector is not None and detector.wants(member.path, member.size_bytes):
             parts: list[bytes] = []
-            found = counter.count_chunks(_kept(chunks, parts))
-            detector.add(member.path, b"".join(parts))
+            lowered: list[bytes] = []
+            found = counter.count_chunks(_kept(chunks, parts), lowered)
+            detector.add(member.path, b"".join(parts), b"".join(lowered))
         else:
             found = counter.count_chunks(chunks)
         counts.extend((member.path, term, n) for term, n in zip(terms, found, strict=True) if n)

@@ -18,7 +18,6 @@ are left out and recorded as ``Exclusion`` rows when they mention MCP at all.
 from __future__ import annotations
 
 import importlib
-import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
@@ -32,14 +31,14 @@ from pipeline.scan.detect.source import SourceFile, language_of
 #: files larger than this are not parsed (generated code, bundles); recorded if relevant
 MAX_FILE_BYTES = 2 << 20
 #: bytes of source kept in memory per tree for the second phase; beyond it files are recorded
-MAX_KEPT_BYTES = 256 << 20
+MAX_KEPT_BYTES = 128 << 20
 
 #: below this much kept source, syntax trees stay in memory between the two phases
 KEEP_TREES_BYTES = 16 << 20
 #: a source file is kept for the detectors only if it contains one of these (lower-cased):
 #: every registration names a tool; constants and presets name a hint or annotations; the
 #: module that builds the server (``mcp = FastMCP(...)``) names MCP
-KEEP_WORDS = re.compile(rb"tool|hint|annotation|mcp")
+KEEP_WORDS = (b"tool", b"mcp", b"hint", b"annotation")
 
 #: language -> "module:class" of its detector (imported on first use)
 LANGUAGES = {
@@ -92,55 +91,62 @@ class Detector:
     """Collects one tree's relevant files during the scan pass, then detects its tools."""
 
     def __init__(self) -> None:
+        self._reset()
+
+    def _reset(self) -> None:
         self.dependencies = deps.Dependencies()
         self._files: dict[str, list[SourceFile]] = defaultdict(list)
         self._exclusions: list[Exclusion] = []
         self._kept_bytes = 0
+        self._last: tuple[str, tuple[str, str] | None] = ("", None)
 
     def wants(self, path: str, size_bytes: int) -> bool:
         """Whether the scan should hand this member's bytes to ``add``.
 
         Source files over ``MAX_FILE_BYTES`` are not kept; they are recorded as ``too-large``.
         """
-        relevant = deps.is_manifest(path) or language_of(path) is not None or paths.exclusion(path) is not None
-        if relevant and size_bytes > MAX_FILE_BYTES:
-            if language_of(path) is not None and paths.exclusion(path) is None:
+        role = self._role(path)
+        if role is not None and size_bytes > MAX_FILE_BYTES:
+            if role[0] == "source":
                 self._exclusions.append(Exclusion(path, "too-large", f"{size_bytes} bytes > {MAX_FILE_BYTES}"))
             return False
-        return relevant
+        return role is not None
 
-    def add(self, path: str, data: bytes) -> None:
-        """Take one wanted file's content."""
-        if deps.is_manifest(path):
+    def add(self, path: str, data: bytes, lower: bytes | None = None) -> None:
+        """Take one wanted file's content (and its lower-cased bytes, when already computed)."""
+        role = self._role(path)
+        if role is None:
+            return
+        kind, detail = role
+        if kind == "manifest":
             self.dependencies.add(deps.parse(path, data))
             return
-        language = language_of(path)
-        if language is None and paths.exclusion(path) is None:
-            return
-        file = SourceFile(path, data)
-        why = self._left_out(path, len(data))
-        if why is not None:
+        file = SourceFile(path, data, lower)
+        if kind == "source" and self._kept_bytes + len(data) > MAX_KEPT_BYTES:
+            kind, detail = "over-limit", f"more than {MAX_KEPT_BYTES} bytes of candidate source"
+        if kind != "source":
             if (marker := paths.relevant(file.lower)) is not None:
-                self._exclusions.append(Exclusion(path, why[0], f"{why[1]} (mentions {marker.decode()})"))
-            return
-        if language is not None and KEEP_WORDS.search(file.lower):
-            self._files[language].append(file)
+                self._exclusions.append(Exclusion(path, kind, f"{detail} (mentions {marker.decode()})"))
+        elif any(word in file.lower for word in KEEP_WORDS):  # faster than a regex
+            self._files[detail].append(file)
             self._kept_bytes += len(data)
 
-    def _left_out(self, path: str, size: int) -> tuple[str, str] | None:
-        if (why := paths.exclusion(path)) is not None:
-            return why
-        if self._kept_bytes + size > MAX_KEPT_BYTES:
-            return "over-limit", f"more than {MAX_KEPT_BYTES} bytes of candidate source"
-        return None
+    def _role(self, path: str) -> tuple[str, str] | None:
+        """(``manifest``, ''), (``source``, language), (exclusion reason, detail) or ``None``;
+        the last answer is remembered, since ``wants`` and ``add`` ask about the same path."""
+        if self._last[0] != path:
+            self._last = (path, _role(path))
+        return self._last[1]
 
     def finish(self) -> Detection:
-        """Run every language detector over the kept files."""
+        """Run every language detector over the kept files; then start afresh for the next tree."""
         tools: list[Tool] = []
         for language, files in sorted(self._files.items()):
             tools.extend(self._run(factory(language)(self.dependencies), files))
         parsed = sum(len(files) for files in self._files.values())
-        return Detection(tuple(tools), tuple(self._exclusions), parsed)
+        found = Detection(tuple(tools), tuple(self._exclusions), parsed)
+        self._reset()
+        return found
 
     def _run(self, detector: LanguageDetector, files: list[SourceFile]) -> Iterator[Tool]:
         """Both phases of one language detector over its files."""
@@ -173,3 +179,12 @@ class Detector:
             return tool
         found = self.dependencies.find(SDKS[tool.sdk].packages, tool.path)
         return replace(tool, sdk_version=found.version) if found else tool
+
+
+def _role(path: str) -> tuple[str, str] | None:
+    if deps.is_manifest(path):
+        return "manifest", ""
+    if (why := paths.exclusion(path)) is not None:
+        return why
+    language = language_of(path)
+    return ("source", language) if language is not None else None

@@ -47,8 +47,14 @@ def exclusion(path: str) -> tuple[str, str] | None:
     return None
 
 
+#: every marker contains one of these; checking them first makes the common miss cheap
+_ANCHORS = (b"hint", b"mcp", b"toolannotation", b"modelcontextprotocol")
+
+
 def relevant(lower: bytes) -> bytes | None:
     """The first marker found in lower-cased content, or ``None``."""
+    if not any(anchor in lower for anchor in _ANCHORS):
+        return None
     for marker in MARKERS:
         if marker in lower:
             return marker

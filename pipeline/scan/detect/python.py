@@ -50,6 +50,9 @@ DETECT_IMPORT = re.compile(
     rb"(?m)^[ \t]*(?:from|import)[ \t][^\n]*(?:mcp|claude_agent_sdk|langchain|crewai|agents|pydantic_ai|strands"
     rb"|agno|smolagents)"
 )
+#: one of these must be in the file before ``DETECT_IMPORT`` is tried (a plain search is faster)
+DETECT_WORDS = (b"mcp", b"agents", b"claude_agent_sdk", b"langchain", b"crewai", b"pydantic_ai", b"strands",
+                b"agno", b"smolagents")
 #: ... and has the shape of a registration, a hint, or a class we exclude (or names a known wrapper)
 DETECT_SHAPE = re.compile(
     rb"@[\w.]*tool\b|tool\s*\(|\.tool\b|list_tools|from_function|function_tool|toolannotations|hint"
@@ -111,7 +114,8 @@ class PythonDetector:
         lower = file.lower
         wrapped = any(m in lower for m in self._wrapper_markers)
         own_type = b"class toolannotations" in lower
-        if not (wrapped or own_type or (DETECT_IMPORT.search(lower) and DETECT_SHAPE.search(lower))):
+        imports = any(word in lower for word in DETECT_WORDS) and DETECT_IMPORT.search(lower)
+        if not (wrapped or own_type or (imports and DETECT_SHAPE.search(lower))):
             return
         found = captures(file)
         excluded = self._excluded(file, found)
