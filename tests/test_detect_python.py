@@ -67,3 +67,63 @@ def test_a_receiver_imported_from_another_module_resolves_to_its_constructor() -
     for tree in ({"app.py": app, "tools.py": tools}, {"app.py": app, "tools.py": tools, "requirements.txt": "mcp\n"}):
         [tool] = _tools(tree)
         assert (tool.path, tool.sdk, tool.rule) == ("tools.py", "python-mcp", "python.python-mcp.decorator-v2")
+
+
+WRAP = (
+    "def wrap(server, name, **extra):\n"
+    "    def deco(fn):\n"
+    "        server.tool(name=name, **extra)(fn)\n"
+    "        return fn\n"
+    "    return deco\n"
+)
+
+
+def test_a_wrapper_applied_as_a_call_names_its_tool_from_the_bound_argument() -> None:
+    use = (
+        "from wrap import wrap\nfrom mcp.server.fastmcp import Context\n\n"
+        "class H:\n    def __init__(self, server):\n"
+        "        wrap(server, 'first', title='First', annotations={'readOnlyHint': True})(self.one)\n"
+        "        wrap(server, name='second')(self.two)\n"
+    )
+    first, second = _tools({"wrap.py": WRAP, "use.py": use})
+    assert (first.tool_name, first.line, first.tool_title) == ("first", 6, "First")
+    assert first.annotations.read_only_hint == "true"
+    assert (second.tool_name, second.rule, second.via) == ("second", "python.python-mcp.wrapper", "wrapper:wrap")
+
+
+def test_a_wrapper_use_without_mcp_imports_takes_the_nearest_manifest() -> None:
+    use = "from a.wrap import wrap\n\ndef install(server):\n    wrap(server, 'x')(print)  # tool\n"
+    [tool] = _tools({"a/wrap.py": WRAP, "a/use.py": use,
+                     "a/requirements.txt": "fastmcp>=2\n", "b/pyproject.toml": "[project]\ndependencies=['mcp']\n"})
+    assert (tool.path, tool.sdk, tool.tool_name) == ("a/use.py", "python-fastmcp", "x")
+
+
+def test_a_server_passed_to_a_wrapper_decides_its_sdk() -> None:
+    app = "from fastmcp import FastMCP\nmcp = FastMCP('x')\n"
+    use = "from app import mcp\nfrom wrap import wrap\n\n@wrap(mcp, 'ping')\ndef ping(): ...\n"
+    [tool] = _tools({"app.py": app, "wrap.py": WRAP, "use.py": use, "requirements.txt": "mcp\n"})
+    assert (tool.sdk, tool.tool_name, tool.line) == ("python-fastmcp", "ping", 4)
+    assert tool.rule == "python.python-fastmcp.wrapper"
+
+
+def test_a_function_registering_fixed_tools_on_a_parameter_is_not_a_wrapper() -> None:
+    source = "from mcp.types import ToolAnnotations\n\ndef register(mcp):\n    mcp.tool(title='A')(alpha)\n"
+    [tool] = _tools({"r.py": source, "pyproject.toml": "[project]\ndependencies = ['mcp>=1.23']\n"})
+    assert (tool.sdk, tool.tool_name, tool.tool_title) == ("python-mcp", "alpha", "A")
+    assert tool.rule == "python.python-mcp.decorator"
+    plain = "def register(registry):\n    registry.tool(title='A')(alpha)\n"
+    assert _tools({"r.py": plain, "pyproject.toml": "[project]\ndependencies = ['mcp>=1.23']\n"}) == []
+
+
+def test_a_wrapper_method_applied_as_a_call_is_one_wrapper_row() -> None:
+    registry = (
+        "from fastmcp import FastMCP\nmcp = FastMCP('x')\n\nclass Registry:\n"
+        "    def __init__(self, server):\n        self._server = server\n"
+        "    def tool(self, name=None, **kw):\n"
+        "        def deco(fn):\n            return self._server.tool(name=name, **kw)(fn)\n        return deco\n\n"
+        "registry = Registry(mcp)\n"
+    )
+    use = "from app import registry\n\nregistry.tool(name='lookup')(find)\n"
+    [tool] = _tools({"app.py": registry, "use.py": use})
+    assert (tool.path, tool.tool_name, tool.sdk) == ("use.py", "lookup", "python-fastmcp")
+    assert tool.via == "wrapper:Registry.tool"

@@ -39,3 +39,33 @@ def test_unresolved_config_is_dynamic_and_loop_over_strings_has_no_name() -> Non
     (tool,) = _tools({"a.ts": source})
     assert tool.tool_name is None
     assert tool.annotations.source == "dynamic"
+
+
+_CLAW_TOOL = (
+    "export function makeEchoTool() {\n"
+    "  return { name: 'echo', label: 'Echo', parameters: {}, async execute(id: string) { return id; } };\n"
+    "}\n"
+)
+_CLAW_WIRE = "import { makeEchoTool } from './echo.js';\nimport type { ToolCtx } from './ctx.js';\n" \
+             "export function wire(ctx: ToolCtx) { ctx.api.registerTool(makeEchoTool()); }\n"
+
+
+def test_openclaw_through_an_imported_type_without_a_manifest() -> None:
+    ctx = "import type { OpenClawPluginApi as Api } from 'openclaw/plugin-sdk';\n" \
+          "export type ToolCtx = { api: Api; log: (m: string) => void };\n"
+    (tool,) = _tools({"p/ctx.ts": ctx, "p/wire.ts": _CLAW_WIRE, "p/echo.ts": _CLAW_TOOL})
+    assert (tool.path, tool.line, tool.tool_name, tool.sdk, tool.is_mcp) == ("p/echo.ts", 2, "echo", "openclaw", False)
+
+
+def test_openclaw_manifest_needs_the_agent_tool_shape_and_no_mcp_sdk() -> None:
+    claw = '{"peerDependencies": {"openclaw": "*"}}'
+    both = '{"dependencies": {"openclaw": "*", "@modelcontextprotocol/sdk": "^1.0.0"}}'
+    mcp = '{"dependencies": {"@modelcontextprotocol/sdk": "^1.0.0"}}'
+    plain = "export function wire(h: Host) { h.api.registerTool({ name: 'n', description: 'd', handler }); }\n"
+    wire = _CLAW_WIRE.replace("import type { ToolCtx } from './ctx.js';\n", "")
+    assert [t.tool_name for t in _tools({"package.json": claw, "w.ts": wire, "echo.ts": _CLAW_TOOL})] == ["echo"]
+    assert _tools({"package.json": claw, "w.ts": plain}) == []
+    assert _tools({"package.json": both, "w.ts": wire, "echo.ts": _CLAW_TOOL}) == []
+    nested = {"package.json": claw, "s/package.json": mcp, "s/w.ts": wire, "s/echo.ts": _CLAW_TOOL,
+              "s/srv.ts": SDK + 'server.registerTool("x", { annotations: { readOnlyHint: true } }, cb);\n'}
+    assert [(t.tool_name, t.sdk) for t in _tools(nested)] == [("x", "ts-mcp")]

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from functools import cache
 
 import tree_sitter
 
@@ -51,7 +50,8 @@ from pipeline.scan.detect.csharp_types import defined_types, sdk_namespace
 from pipeline.scan.detect.deps import Dependencies
 from pipeline.scan.detect.model import Annotations, Exclusion, Tool
 from pipeline.scan.detect.sdks import SDKS
-from pipeline.scan.detect.source import SourceFile, parser_for
+from pipeline.scan.detect.source import SourceFile
+from pipeline.scan.detect.syntax import compiled
 
 SDK = "csharp-mcp"
 _MARKERS = (b"mcpservertool", b"toolannotations", b"modelcontextprotocol")
@@ -256,9 +256,6 @@ def _tool(file: SourceFile, node: tree_sitter.Node, name: str | None, form: str,
                 annotations=ann, via=via, tool_title=found.tool_title)
 
 
-@cache
 def _query(source: str) -> tree_sitter.Query:
-    """A compiled query, once per process (compiling costs milliseconds per tree otherwise)."""
-    language = parser_for("tree_sitter_c_sharp", "language").language
-    assert language is not None
-    return tree_sitter.Query(language, source)
+    """A compiled C# query (compiled once per process)."""
+    return compiled("tree_sitter_c_sharp", "language", source)

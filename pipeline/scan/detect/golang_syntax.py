@@ -15,8 +15,8 @@ from functools import cache
 import tree_sitter
 
 from pipeline.scan.detect.model import DYNAMIC, FALSE, TRUE, Annotations
-from pipeline.scan.detect.source import SourceFile, parser_for
-from pipeline.scan.detect.syntax import named, unquote
+from pipeline.scan.detect.source import SourceFile
+from pipeline.scan.detect.syntax import capture_map, compiled, named, unquote
 
 Node = tree_sitter.Node
 
@@ -84,15 +84,12 @@ def query(wrappers: tuple[str, ...] = (), index: bool = False) -> tree_sitter.Qu
     )
     if wrappers:
         patterns += f"(call_expression function: (identifier) @_call (#any-of? @_call {_names(wrappers)})) @call\n"
-    language = parser_for("tree_sitter_go", "language").language
-    assert language is not None
-    return tree_sitter.Query(language, patterns)
+    return compiled("tree_sitter_go", "language", patterns)
 
 
 def captures(root: Node, wrappers: tuple[str, ...] = (), index: bool = False) -> dict[str, list[Node]]:
     """The captures of ``query(wrappers, index)`` under ``root``, each list in source order, deduplicated."""
-    found = tree_sitter.QueryCursor(query(wrappers, index)).captures(root)
-    return {name: sorted(set(nodes), key=lambda n: n.start_byte) for name, nodes in found.items()}
+    return capture_map(query(wrappers, index), root)
 
 
 @dataclass(frozen=True)

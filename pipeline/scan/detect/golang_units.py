@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from pipeline.scan.detect.golang_read import Reading, read_new_tool, read_raw_schema, read_tool_literal
 from pipeline.scan.detect.golang_syntax import Node, Scope, arguments, callee, qualified, unwrap
-from pipeline.scan.detect.syntax import named
+from pipeline.scan.detect.syntax import enclosing, named
 
 COLLECTIONS = ("slice_type", "array_type", "implicit_length_array_type", "map_type")
 #: function nodes whose parameters a wrapper's tool may use
@@ -84,10 +84,7 @@ def _call_unit(scope: Scope, call: Node) -> Unit | None:
 
 def enclosing_function(node: Node) -> Node | None:
     """The named function or method whose body holds ``node``."""
-    current = node.parent
-    while current is not None and current.type not in FUNCTIONS:
-        current = current.parent
-    return current
+    return enclosing(node, FUNCTIONS)
 
 
 def parameters(scope: Scope, function: Node) -> tuple[dict[str, int], int, bool]:

@@ -15,8 +15,8 @@ import tree_sitter
 
 from pipeline.scan.detect.model import FALSE, NO_ANNOTATIONS, TRUE, UNSET, Annotations, Exclusion, hint_field
 from pipeline.scan.detect.paths import relevant
-from pipeline.scan.detect.source import SourceFile, parser_for
-from pipeline.scan.detect.syntax import boolean, unquote
+from pipeline.scan.detect.source import SourceFile
+from pipeline.scan.detect.syntax import boolean, compiled, unquote
 
 Node = tree_sitter.Node
 
@@ -35,10 +35,8 @@ CLIENT_MARKERS = (b"mcptoolmetadatakeys", b"dev.langchain4j.mcp", b"io.modelcont
 
 
 def query(module: str, pattern: str) -> tree_sitter.Query:
-    """A tree-sitter query over the grammar of ``module``."""
-    language = parser_for(module, "language").language
-    assert language is not None
-    return tree_sitter.Query(language, pattern)
+    """A tree-sitter query over the grammar of ``module`` (compiled once per process)."""
+    return compiled(module, "language", pattern)
 
 
 def captured(q: tree_sitter.Query, root: Node) -> list[Node]:

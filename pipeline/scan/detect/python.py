@@ -18,7 +18,12 @@ Rows and lines (``rule`` is ``python.<sdk>.<form>``):
 - ``lowlevel-tool`` / ``lowlevel-tool-v2``: each ``types.Tool(name=...)`` in a file serving a tool
   list (``list_tools`` / ``on_list_tools`` / ``ListToolsResult``) or in a module-level list such a
   handler returns; line of the ``Tool(`` call;
-- ``wrapper``: a function decorated with a project wrapper, ``via="wrapper:<Class.method|function>"``.
+- ``wrapper``: a use of a project wrapper (``python_wrappers``, ``python_wrapped``), as a decorator or
+  applied to a function (``wrap(mcp, "name")(fn)``), ``via="wrapper:<Class.method|function>"``; line of
+  the decorator or call.
+
+An unresolved receiver (an untyped parameter) needs an MCP import in its file; the nearest manifest
+enclosing the file then settles ``fastmcp`` or ``mcp``.
 
 Files defining their own ``ToolAnnotations`` class are excluded as ``type-definition``, copies of an
 SDK's ``FastMCP`` / ``MCPServer`` class as ``sdk-source``, and files that only read hints through an
@@ -29,9 +34,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from functools import cache
-
-import tree_sitter
 
 from pipeline.scan.detect.deps import Dependencies
 from pipeline.scan.detect.model import Exclusion, Tool
@@ -39,7 +41,8 @@ from pipeline.scan.detect.python_forms import FileForms
 from pipeline.scan.detect.python_index import ProjectIndex
 from pipeline.scan.detect.python_rules import KNOWN_ROOTS, fallback
 from pipeline.scan.detect.python_scope import Node, Scope, classify, last_name, string_value, text
-from pipeline.scan.detect.source import SourceFile, parser_for
+from pipeline.scan.detect.source import SourceFile
+from pipeline.scan.detect.syntax import capture_map, compiled
 
 HINT_MARKERS = (b"readonlyhint", b"read_only_hint", b"destructivehint", b"destructive_hint", b"idempotenthint",
                 b"idempotent_hint", b"openworldhint", b"open_world_hint")
@@ -76,17 +79,9 @@ _QUERY = """
 """
 
 
-@cache
-def _query() -> tree_sitter.Query:
-    language = parser_for("tree_sitter_python", "language").language
-    assert language is not None
-    return tree_sitter.Query(language, _QUERY)
-
-
 def captures(file: SourceFile) -> dict[str, list[Node]]:
     """Every node of interest in ``file``, by capture name, in source order."""
-    found = tree_sitter.QueryCursor(_query()).captures(file.tree.root_node)
-    return {name: sorted(nodes, key=lambda n: n.start_byte) for name, nodes in found.items()}
+    return capture_map(compiled("tree_sitter_python", "language", _QUERY), file.tree.root_node)
 
 
 class PythonDetector:

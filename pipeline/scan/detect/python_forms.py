@@ -10,15 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pipeline.scan.detect.deps import Dependencies
-from pipeline.scan.detect.model import Annotations, Tool
-from pipeline.scan.detect.python_annotations import Reader
-from pipeline.scan.detect.python_index import ProjectIndex, Wrapper
-from pipeline.scan.detect.python_rules import DECORATORS, FROM_FUNCTION, KNOWN_ROOTS, declared, fallback, matches
+from pipeline.scan.detect.model import Tool
+from pipeline.scan.detect.python_rules import DECORATORS, FROM_FUNCTION, KNOWN_ROOTS, matches
 from pipeline.scan.detect.python_scope import (
     Kind,
     Node,
-    Scope,
     classify,
     function_name,
     keywords,
@@ -26,42 +22,11 @@ from pipeline.scan.detect.python_scope import (
     string_value,
     text,
 )
-from pipeline.scan.detect.sdks import SDKS
-from pipeline.scan.detect.source import SourceFile
+from pipeline.scan.detect.python_wrapped import Rows
 
 
-class FileForms:
+class FileForms(Rows):
     """Finds the tools of one file."""
-
-    def __init__(self, file: SourceFile, scope: Scope, index: ProjectIndex, dependencies: Dependencies) -> None:
-        self.file, self.data, self.scope, self.index = file, file.data, scope, index
-        self.reader = Reader(index.presets, file.data, file.path)
-        self.fallback = fallback(scope, dependencies, file.path)
-        self.declared = declared(dependencies, file.path)
-        self.counted: set[str] = set()
-        """functions and variables already counted as tools (``add_tool(x)`` adds nothing new)."""
-
-    # -- rows ---------------------------------------------------------------------------------
-    def _row(self, node: Node, sdk: str, form: str, name: str | None, args: Node | None) -> Tool:
-        given = keywords(self.data, args)
-        annotations = self.reader.read(given.get("annotations"))
-        return self._tool(node, sdk, form, name, annotations, title=string_value(self.data, given.get("title")))
-
-    def _tool(self, node: Node, sdk: str, form: str, name: str | None, annotations: Annotations, *,
-              via: str = "direct", title: str | None = None) -> Tool:
-        if via == "direct" and annotations.source.startswith("preset:"):
-            via = annotations.source
-        return Tool(self.file.path, self.file.line(node), sdk, name, f"python.{sdk}.{form}", annotations, via,
-                    title, is_mcp=SDKS[sdk].is_mcp)
-
-    def _name(self, args: Node | None, keyword: str, fallback: str | None) -> str | None:
-        given = keywords(self.data, args)
-        if keyword in given:
-            return string_value(self.data, given[keyword])
-        first = positionals(args)[:1]
-        if first and first[0].type == "string":
-            return string_value(self.data, first[0])
-        return fallback
 
     # -- decorators ---------------------------------------------------------------------------
     def decorated(self, node: Node) -> Iterator[Tool]:
@@ -115,40 +80,6 @@ class FileForms:
         form = "decorator-v2" if kind.flavor == "v2" else "decorator"
         return self._row(at, kind.sdk, form, self._name(args, "name", fn), args)
 
-    # -- wrappers -----------------------------------------------------------------------------
-    def _function_wrapper(self, callee: Node | None) -> Wrapper | None:
-        if callee is None or callee.type != "identifier":
-            return None
-        local = text(self.data, callee)
-        qual = self.scope.imports.get(local)
-        if qual is not None and qual.split(".")[0] in KNOWN_ROOTS:
-            return None
-        return self.index.wrapper_functions.get(qual.rsplit(".", 1)[-1] if qual else local)
-
-    def _wrapped(self, at: Node, wrapper: Wrapper, instance: str | None, args: Node | None, fn: str) -> Tool | None:
-        kind = self._wrapper_kind(wrapper, instance)
-        if kind is None:
-            return None
-        given = keywords(self.data, args)
-        if "annotations" in given or wrapper.inner_annotations is None:
-            annotations = self.reader.read(given.get("annotations"))
-        else:
-            annotations = self.reader.resolve(list(wrapper.inner_annotations), {}).with_source("inline")
-        name = self._name(args, "name", fn)
-        title = string_value(self.data, given.get("title"))
-        return self._tool(at, kind.sdk, "wrapper", name, annotations, via=f"wrapper:{wrapper.name}", title=title)
-
-    def _wrapper_kind(self, wrapper: Wrapper, instance: str | None) -> Kind | None:
-        if instance is not None and (arg := self.scope.wrapper_args.get(instance)):
-            kind = classify(self.scope.bindings.get(arg)) or self._object_kind(arg)
-            if kind is not None:
-                return kind
-        return wrapper.kind or self._object_kind(wrapper.receiver) or self.fallback
-
-    def _object_kind(self, name: str) -> Kind | None:
-        found = self.index.objects.get(name)
-        return classify(found.callee) if found is not None else None
-
     # -- calls --------------------------------------------------------------------------------
     def call(self, node: Node) -> Tool | None:
         """The tool a call defines, if any."""
@@ -201,15 +132,28 @@ class FileForms:
     def _applied(self, node: Node, inner: Node, outer_args: Node | None) -> Tool | None:
         function = inner.child_by_field_name("function")
         first = positionals(outer_args)[:1]
-        if function is None or function.type != "attribute" or not first:
+        if not first:
             return None
-        if text(self.data, function.child_by_field_name("attribute")) != "tool":
+        reference = function_name(self.data, first[0])
+        wrapper = self._function_wrapper(function)
+        if wrapper is not None:  # wrap(mcp, "name", ...)(fn)
+            return self._wrapped(node, wrapper, None, inner.child_by_field_name("arguments"), reference)
+        if function is None or function.type != "attribute":
+            return None
+        method = text(self.data, function.child_by_field_name("attribute"))
+        bound = self.scope.receiver(function.child_by_field_name("object"))
+        if bound is not None and bound.startswith("wrapper:"):  # registry.tool(...)(fn)
+            found = self.index.wrapper_classes.get(bound[8:], {}).get(method)
+            instance = text(self.data, function.child_by_field_name("object"))
+            return self._wrapped(node, found, instance, inner.child_by_field_name("arguments"), reference) \
+                if found else None
+        if method != "tool":
             return None
         kind = self._receiver_kind(function)
         if kind is None or kind.flavor in ("lowlevel", "agent"):
             return None
         args = inner.child_by_field_name("arguments")
-        name = self._name(args, "name", function_name(self.data, first[0]))
+        name = self._name(args, "name", reference)
         return self._row(node, kind.sdk, "decorator-v2" if kind.flavor == "v2" else "decorator", name, args)
 
     def _from_function(self, node: Node, function: Node, args: Node | None) -> Tool | None:

@@ -5,9 +5,8 @@
   returning one (``def read_only(title): return ToolAnnotations(..., title=title)``);
 - module-level objects (``mcp = FastMCP(...)``, ``registry = ToolRegistry(mcp)``) so that a
   receiver imported from another module resolves to its constructor;
-- the project's own registration wrappers: a class method or a function whose body calls
-  ``<x>.tool(...)`` / ``<x>.add_tool(...)`` on an SDK object, on ``self.<attr>`` or on a parameter
-  (a decorator that does not call the SDK is not a wrapper);
+- the project's own registration wrappers (``python_wrappers``): a class method or a function whose
+  body passes what it is given on to ``<x>.tool(...)`` / ``<x>.add_tool(...)``;
 - names of module-level lists that a low-level ``list_tools`` handler returns.
 """
 
@@ -16,11 +15,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from pipeline.scan.detect.model import hint_field
-from pipeline.scan.detect.python_annotations import Entry, Helper, Presets, entries, is_hint_entries
-from pipeline.scan.detect.python_scope import Kind, Node, Scope, classify, keywords, last_name, text
-from pipeline.scan.detect.syntax import descendants, unquote
-
-REGISTER_METHODS = ("tool", "add_tool")
+from pipeline.scan.detect.python_annotations import Helper, Presets, entries, is_hint_entries
+from pipeline.scan.detect.python_scope import Kind, Node, Scope, keywords, last_name, text
+from pipeline.scan.detect.python_wrappers import Wrapper, parameters, wrapper_at
+from pipeline.scan.detect.syntax import descendants, enclosing, unquote
 
 
 @dataclass(frozen=True)
@@ -33,20 +31,6 @@ class ObjectDef:
     """last name of the callee (a wrapper class is matched by it)."""
     first_arg: str
     """text of the first positional argument ('' if none)."""
-
-
-@dataclass(frozen=True)
-class Wrapper:
-    """A project's own registration helper."""
-
-    name: str
-    """``Class.method`` or ``function``."""
-    receiver: str
-    """text of the receiver the wrapper calls the SDK on (``mcp``, ``self._mcp``)."""
-    kind: Kind | None
-    """the SDK, when the wrapper's own module tells it."""
-    inner_annotations: tuple[Entry, ...] | None
-    """annotations the wrapper itself passes, when written as a literal."""
 
 
 @dataclass
@@ -93,32 +77,20 @@ class ProjectIndex:
         """A function returning a ``ToolAnnotations(...)`` or a dict of hints is a helper."""
         value = node.named_children[0] if node.named_children else None
         found = entries(data, value) if value is not None and value.type in ("call", "dictionary") else None
-        function = _enclosing(node, "function_definition")
+        function = enclosing(node, ("function_definition",))
         if function is not None and found is not None and is_hint_entries(found):
             self.presets.helpers[text(data, function.child_by_field_name("name"))] = Helper(
-                _params(data, function), tuple(found))
+                parameters(data, function), tuple(found))
 
     def _wrapper(self, path: str, data: bytes, scope: Scope, call: Node, sdk: Kind | None) -> None:
-        """A top-level function or a method whose body passes its arguments on to ``<x>.tool(...)``."""
-        function = call.child_by_field_name("function")
-        if function is None or function.type != "attribute" or not _passes_through(call):
+        found = wrapper_at(data, scope, call, sdk)
+        if found is None:
             return
-        if text(data, function.child_by_field_name("attribute")) not in REGISTER_METHODS:
-            return
-        definition = _outermost_function(call)
-        receiver = text(data, function.child_by_field_name("object"))
-        if definition is None or not _registers_on(data, scope, definition, function.child_by_field_name("object")):
-            return
-        name, owner = text(data, definition.child_by_field_name("name")), _owner_class(data, definition)
-        if name == "__init__" or (owner is None and not _top_level(definition)):
-            return
-        inner = entries(data, keywords(data, call.child_by_field_name("arguments")).get("annotations"))
-        kind = classify(scope.bindings.get(receiver)) or sdk
-        wrapper = Wrapper(f"{owner}.{name}" if owner else name, receiver, kind, tuple(inner) if inner else None)
+        wrapper, definition, owner = found
         if owner:
-            self.wrapper_classes.setdefault(owner, {})[name] = wrapper
-        elif not receiver.startswith("self."):
-            self.wrapper_functions[name] = wrapper
+            self.wrapper_classes.setdefault(owner, {})[wrapper.name.rsplit(".", 1)[-1]] = wrapper
+        elif not wrapper.receiver.startswith("self."):
+            self.wrapper_functions[wrapper.name] = wrapper
         self.wrapper_bodies.add((path, definition.start_byte))
 
     def _list_handler(self, data: bytes, node: Node) -> None:
@@ -140,75 +112,8 @@ def _hint(value: str) -> str | None:
     return hint_field(value) if value[:1].isalpha() and len(value) < 40 else None
 
 
-def _top_level(node: Node) -> bool:
-    parent = node.parent
-    if parent is not None and parent.type == "decorated_definition":
-        parent = parent.parent
-    return parent is not None and parent.type == "module"
-
-
 def _module_level(node: Node) -> bool:
     statement = node.parent
     return statement is not None and statement.parent is not None and statement.parent.type == "module"
 
 
-def _params(data: bytes, node: Node) -> tuple[tuple[str, str | None], ...]:
-    params = node.child_by_field_name("parameters")
-    found: list[tuple[str, str | None]] = []
-    for child in params.named_children if params is not None else []:
-        if child.type in ("identifier", "typed_parameter"):
-            ident = child if child.type == "identifier" else child.named_children[0]
-            found.append((text(data, ident), None))
-        elif child.type in ("default_parameter", "typed_default_parameter"):
-            value = text(data, child.child_by_field_name("value"))
-            found.append((text(data, child.child_by_field_name("name")), value))
-    return tuple(p for p in found if p[0] not in ("self", "cls"))
-
-
-def _enclosing(node: Node, kind: str) -> Node | None:
-    parent = node.parent
-    while parent is not None and parent.type != kind:
-        parent = parent.parent
-    return parent
-
-
-def _outermost_function(node: Node) -> Node | None:
-    """The function a wrapper is: a method, or the outermost function of the module."""
-    found, parent = None, node.parent
-    while parent is not None and parent.type != "class_definition":
-        if parent.type == "function_definition":
-            found = parent
-        parent = parent.parent
-    return found
-
-
-def _registers_on(data: bytes, scope: Scope, definition: Node, receiver: Node | None) -> bool:
-    """Whether the receiver is an SDK object, ``self.<x>``, an import or a parameter of the wrapper."""
-    label = text(data, receiver)
-    if label.startswith("self.") or classify(scope.bindings.get(label)) or label in scope.imports:
-        return True
-    if receiver is None or receiver.type != "identifier":
-        return False
-    functions = [definition, *(f for f in [_enclosing(receiver, "function_definition")] if f is not None)]
-    return any(label in {p for p, _ in _params(data, f)} for f in functions)
-
-
-def _passes_through(call: Node) -> bool:
-    """Whether an SDK call registers what the wrapper is given: its result is returned or applied
-    to a function (``mcp.tool(**kw)(fn)``), or it forwards ``**kwargs``."""
-    parent = call.parent
-    if parent is not None and parent.type == "return_statement":
-        return True
-    if parent is not None and parent.type == "call" and parent.child_by_field_name("function") == call:
-        return True
-    args = call.child_by_field_name("arguments")
-    return any(c.type == "dictionary_splat" for c in (args.named_children if args is not None else []))
-
-
-def _owner_class(data: bytes, node: Node) -> str | None:
-    parent = node.parent
-    while parent is not None and parent.type not in ("class_definition", "function_definition", "module"):
-        parent = parent.parent
-    if parent is None or parent.type != "class_definition":
-        return None
-    return text(data, parent.child_by_field_name("name"))

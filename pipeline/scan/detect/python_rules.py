@@ -3,7 +3,7 @@ server SDK a file's imports point to when a receiver does not resolve to its con
 
 from __future__ import annotations
 
-from pipeline.scan.detect.deps import Dependencies
+from pipeline.scan.detect.deps import Dependencies, Dependency
 from pipeline.scan.detect.python_scope import Kind, Scope
 from pipeline.scan.detect.sdks import SDKS
 
@@ -36,21 +36,37 @@ def fallback(scope: Scope, dependencies: Dependencies, path: str) -> Kind | None
     if scope.imported_from("mcp.server.fastmcp") or "mcp.server.FastMCP" in quals:
         return Kind("python-mcp", "v1")
     if scope.imported_from("mcp"):
-        return FASTMCP if dependencies.find(SDKS["python-fastmcp"].packages, path) else Kind("python-mcp", "v1")
+        return FASTMCP if _server_manifest(dependencies, path) == FASTMCP else Kind("python-mcp", "v1")
     return None
 
 
 def declared(dependencies: Dependencies, path: str) -> Kind | None:
     """The MCP server SDK the nearest manifest declares, unless it also declares an agent framework
     whose ``@agent.tool`` looks the same."""
-    if dependencies.find(SDKS["pydantic-ai"].packages, path):
+    if _enclosing(dependencies, SDKS["pydantic-ai"].packages, path):
         return None
-    if dependencies.find(SDKS["python-fastmcp"].packages, path):
+    return _server_manifest(dependencies, path)
+
+
+def _server_manifest(dependencies: Dependencies, path: str) -> Kind | None:
+    """``fastmcp`` or ``mcp`` (with its major version), whichever the nearest manifest enclosing
+    ``path`` declares (``fastmcp`` when one manifest declares both)."""
+    fast = _enclosing(dependencies, SDKS["python-fastmcp"].packages, path)
+    found = _enclosing(dependencies, ("mcp",), path)
+    if fast is not None and (found is None or len(fast.directory) >= len(found.directory)):
         return FASTMCP
-    found = dependencies.find(("mcp",), path)
     if found is None:
         return None
     return Kind("python-mcp", "v2" if (found.version or "").lstrip(">=~^ ").startswith("2") else "v1")
+
+
+def _enclosing(dependencies: Dependencies, names: tuple[str, ...], path: str) -> Dependency | None:
+    """The dependency from the nearest manifest whose folder holds ``path`` (another project's
+    manifest in the same tree says nothing about this file)."""
+    found = dependencies.find(names, path)
+    if found is None or not (found.directory == "" or path.startswith(found.directory + "/")):
+        return None
+    return found
 
 
 def matches(qual: str, prefix: str, name: str) -> bool:

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from functools import cache
 
 import tree_sitter
 
@@ -42,8 +41,8 @@ from pipeline.scan.detect.ruby_forms import (
     with_title,
 )
 from pipeline.scan.detect.sdks import SDKS
-from pipeline.scan.detect.source import SourceFile, parser_for
-from pipeline.scan.detect.syntax import boolean, named
+from pipeline.scan.detect.source import SourceFile
+from pipeline.scan.detect.syntax import boolean, compiled, named
 
 OFFICIAL, FAST = "ruby-mcp", "ruby-fast-mcp"
 BASES = {"MCP::Tool": OFFICIAL, "FastMcp::Tool": FAST, "ActionTool::Base": FAST}
@@ -227,9 +226,6 @@ def _read_class(file: SourceFile, node: tree_sitter.Node, sdk: str,
     return written, name, title, ann
 
 
-@cache
 def _query(source: str) -> tree_sitter.Query:
-    """A compiled query, once per process (compiling costs milliseconds per tree otherwise)."""
-    language = parser_for("tree_sitter_ruby", "language").language
-    assert language is not None
-    return tree_sitter.Query(language, source)
+    """A compiled Ruby query (compiled once per process)."""
+    return compiled("tree_sitter_ruby", "language", source)

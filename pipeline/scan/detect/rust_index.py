@@ -13,7 +13,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import cache
 
 import tree_sitter
 
@@ -22,7 +21,7 @@ from pipeline.scan.detect.rust_annotations import Evaluator
 from pipeline.scan.detect.rust_forms import Found, builder_tool, constructor, struct_tool
 from pipeline.scan.detect.rust_values import Resolver
 from pipeline.scan.detect.source import SourceFile, parser_for
-from pipeline.scan.detect.syntax import Node, named
+from pipeline.scan.detect.syntax import Node, capture_map, compiled, enclosing, named
 
 QUERY = """
 (attribute_item) @attr
@@ -41,12 +40,9 @@ _TOOL_TYPE = re.compile(r"\b(?:Tool|ToolInfo|TypedTool\w*|SimpleTool)\b")
 _VEC = re.compile(rb"(?<![\w!])vec!(?=\s*[\[(])")
 
 
-@cache
 def query() -> tree_sitter.Query:
     """The query every Rust phase runs once per file."""
-    language = parser_for("tree_sitter_rust", "language").language
-    assert language is not None
-    return tree_sitter.Query(language, QUERY)
+    return compiled("tree_sitter_rust", "language", QUERY)
 
 
 def captures(file: SourceFile) -> dict[str, list[Node]]:
@@ -57,8 +53,7 @@ def captures(file: SourceFile) -> dict[str, list[Node]]:
     """
     root = file.tree.root_node if b"vec!" not in file.data else parser_for("tree_sitter_rust", "language").parse(
         _VEC.sub(b"    ", file.data)).root_node
-    found = tree_sitter.QueryCursor(query()).captures(root)
-    return {name: sorted(nodes, key=lambda n: n.start_byte) for name, nodes in found.items()}
+    return capture_map(query(), root)
 
 
 @dataclass(frozen=True)
@@ -124,10 +119,7 @@ def parameters(file: SourceFile, function: Node) -> dict[str, int]:
 
 def enclosing_function(node: Node) -> Node | None:
     """The nearest ``fn`` around ``node``."""
-    parent = node.parent
-    while parent is not None and parent.type != "function_item":
-        parent = parent.parent
-    return parent
+    return enclosing(node, ("function_item",))
 
 
 def _name_parameter(file: SourceFile, node: Node, params: dict[str, int]) -> int | None:

@@ -9,13 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
-from functools import cache
 
 import tree_sitter
 
 from pipeline.scan.detect.model import DYNAMIC, FALSE, NO_ANNOTATIONS, TRUE, UNSET, Annotations, hint_field
-from pipeline.scan.detect.source import SourceFile, parser_for
-from pipeline.scan.detect.syntax import Node, named
+from pipeline.scan.detect.source import SourceFile
+from pipeline.scan.detect.syntax import Node, capture_map, compiled, named
 
 QUERY = """
 (import_declaration) @import
@@ -29,18 +28,14 @@ ANNOTATION_TYPES = ("Tool.Annotations", "MCP.Tool.Annotations", ".init", "Annota
 Arguments = list[tuple[str | None, Node]]
 
 
-@cache
 def query() -> tree_sitter.Query:
     """The query both Swift phases run once per file."""
-    language = parser_for("tree_sitter_swift", "language").language
-    assert language is not None
-    return tree_sitter.Query(language, QUERY)
+    return compiled("tree_sitter_swift", "language", QUERY)
 
 
 def captures(file: SourceFile) -> dict[str, list[Node]]:
     """Every capture of ``QUERY`` in ``file``, in source order."""
-    found = tree_sitter.QueryCursor(query()).captures(file.tree.root_node)
-    return {name: sorted(nodes, key=lambda n: n.start_byte) for name, nodes in found.items()}
+    return capture_map(query(), file.tree.root_node)
 
 
 def callee(file: SourceFile, call: Node) -> str:

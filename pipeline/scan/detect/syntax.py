@@ -4,12 +4,38 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterable, Iterator
+from functools import cache
 
 import tree_sitter
 
 from pipeline.scan.detect.model import DYNAMIC, FALSE, TRUE
+from pipeline.scan.detect.source import parser_for
 
 Node = tree_sitter.Node
+
+
+@cache
+def compiled(module: str, function: str, source: str) -> tree_sitter.Query:
+    """A query over the grammar ``module.function()``, compiled once per process (compiling
+    costs milliseconds, more than running it on most files)."""
+    language = parser_for(module, function).language
+    assert language is not None
+    return tree_sitter.Query(language, source)
+
+
+def capture_map(query: tree_sitter.Query, node: Node) -> dict[str, list[Node]]:
+    """Every capture of ``query`` below ``node``, by capture name, each list in source order."""
+    found = tree_sitter.QueryCursor(query).captures(node)
+    return {name: sorted(set(nodes), key=lambda n: n.start_byte) for name, nodes in found.items()}
+
+
+def enclosing(node: Node, types: Iterable[str]) -> Node | None:
+    """The nearest node above ``node`` whose type is one of ``types`` (e.g. the function around it)."""
+    wanted = frozenset(types)
+    parent = node.parent
+    while parent is not None and parent.type not in wanted:
+        parent = parent.parent
+    return parent
 
 
 def walk(node: Node) -> Iterator[Node]:

@@ -9,8 +9,9 @@ Forms (sdk-idioms.md 4.1-4.4, 13), each attributed by the file's imports, never 
 - ``ts-fastmcp``: ``addTool({...})``, ``addTools([...])`` with ``import { FastMCP } from "fastmcp"``.
 - Mastra ``createTool``: ``ts-mastra`` (named by its key in ``new MCPServer({ tools })``, as the
   server lists it) when registered anywhere in the tree, else the look-alike ``mastra-agent``.
-- Look-alikes: OpenClaw ``api.registerTool({...})`` (``openclaw`` or a local re-export), Vercel
-  AI ``tool({...})`` from ``ai``.
+- Look-alikes: OpenClaw ``api.registerTool({...})`` (``openclaw`` or a local re-export; or an
+  ``AgentTool``-shaped object where the package or an imported type says OpenClaw, see
+  ``typescript_openclaw``), Vercel AI ``tool({...})`` from ``ai``.
 - A project's wrappers (one level) give one row per call, ``via="wrapper:<name>"``.
 
 ``line`` is the line of the callee's name for a call that defines one tool (``registerTool``,
@@ -36,6 +37,7 @@ from pipeline.scan.detect.typescript_annotations import Resolver, ToolInfo, bind
 from pipeline.scan.detect.typescript_imports import AI_MARKERS, IMPORT_MARKERS, MARKERS, Imports, imports_of
 from pipeline.scan.detect.typescript_index import ProjectIndex, captures
 from pipeline.scan.detect.typescript_loops import expand_loop, mastra_names
+from pipeline.scan.detect.typescript_openclaw import agent_tool, imports_openclaw_type, manifest_openclaw
 from pipeline.scan.detect.typescript_values import Node, Ref, arguments, callee, unwrap
 
 _INDEX_MARKERS = (*MARKERS, b"execute", b"createtool")
@@ -68,11 +70,14 @@ class TypeScriptDetector:
 
     def detect(self, file: SourceFile) -> Iterator[Tool | Exclusion]:
         """Phase 2: the file's tool definitions, or why it is left out."""
-        if not self._wanted(file.lower):
+        claw = b"registertool" in file.lower and self._openclaw_evidence(file)
+        if not (claw or self._wanted(file.lower)):
             return
         imports = imports_of(file.path, file.data, self._project.openclaw_modules)
         if not imports.openclaw and self._openclaw_plugin(file):
             imports = replace(imports, openclaw_local=True)
+        elif not imports.openclaw and claw:
+            imports = replace(imports, openclaw_shaped=True)
         rows = list(self._rows(file, imports)) if self._calls_a_form(file.lower) else []
         yield from rows
         if not rows and (excluded := _exclusion(file, imports)) is not None:
@@ -82,6 +87,11 @@ class TypeScriptDetector:
         """A plugin entry whose manifest declares ``openclaw`` (its ``./api.js`` shim may hold no ``tool``)."""
         entry = b"definepluginentry" in file.lower or b"openclawpluginapi" in file.lower
         return entry and self.dependencies.find(SDKS["openclaw"].packages, file.path) is not None
+
+    def _openclaw_evidence(self, file: SourceFile) -> bool:
+        """The package declares OpenClaw (no MCP SDK), or the file imports a type built on OpenClaw's."""
+        return manifest_openclaw(self.dependencies, file.path) or \
+            imports_openclaw_type(file.path, file.data, self._project.openclaw_types)
 
     def _calls_a_form(self, lower: bytes) -> bool:
         if any(m in lower for m in _CALL_MARKERS):
@@ -113,7 +123,8 @@ class TypeScriptDetector:
         first = unwrap(args[0]).type if args else ""
         if member and name == "registerTool" and imports.mcp_server and len(args) >= 2 and first != "object":
             yield from self._loop_or(res, call, "register-tool", forms.register_tool)
-        elif member and name == "registerTool" and imports.openclaw and first in _OBJECTISH:
+        elif member and name == "registerTool" and first in _OBJECTISH and \
+                (imports.openclaw or (imports.openclaw_shaped and agent_tool(res, call))):
             yield from self._emit("openclaw", "register-tool", forms.object_tools(res, call, False))
         elif member and name == "tool" and imports.mcp_server:
             yield from self._loop_or(res, call, "tool", forms.legacy_tool)

@@ -84,11 +84,12 @@ def object_tools(res: Resolver, call: Ref, many: bool, name_key: str = "name") -
     if not args:
         return []
     first = call.at(args[0])
-    objects = tool_objects(res, first) if many else _one_object(res, first)
+    objects = tool_objects(res, first) if many else one_object(res, first)
     return [(call if o.node == unwrap(first.node) else o, tool_info(res, o, name_key)) for o in objects]
 
 
-def _one_object(res: Resolver, ref: Ref) -> list[Ref]:
+def one_object(res: Resolver, ref: Ref) -> list[Ref]:
+    """The tool object literal ``ref`` stands for: itself, a constant's, or a factory's return (one level)."""
     target, _ = res.resolve(ref)
     if target.node.type == "object":
         return [target]

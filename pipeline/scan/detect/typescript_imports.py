@@ -53,6 +53,9 @@ class Imports:
     openclaw_local: bool = False
     """a relative import names a file of the tree that re-exports ``openclaw`` (or the file is a
     plugin entry whose nearest manifest declares ``openclaw``)."""
+    openclaw_shaped: bool = False
+    """no import names OpenClaw, but the package or an imported type does: an object passed to
+    ``registerTool`` counts as OpenClaw when it has the ``AgentTool`` shape (``typescript_openclaw``)."""
 
     def _any(self, *prefixes: str) -> bool:
         return any(s == p or s.startswith(p + "/") for s in self.specs for p in prefixes)

@@ -5,7 +5,8 @@
 - helpers: functions that return an object or array literal (``readOnly("T")``, tool factories);
 - wrappers: a named function whose body registers a tool whose name (or tool object) comes from
   its own parameters, e.g. ``function defineTool(server, name, opts, cb) { server.registerTool(name, ...) }``;
-- files that re-export ``openclaw`` (a local ``./api.js`` shim), and Mastra ``new MCPServer({ tools })``.
+- files that re-export ``openclaw`` (a local ``./api.js`` shim) or declare types with its types
+  (``interface ToolDeps { api: OpenClawPluginApi }``), and Mastra ``new MCPServer({ tools })``.
 
 The phase is lazy, to parse each file about once: ``note`` only runs regular expressions over
 the bytes (which names a file declares as an object, array, string or function; whether it may
@@ -20,13 +21,12 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from dataclasses import dataclass
-from functools import cache
 
-import tree_sitter
-
-from pipeline.scan.detect.source import GRAMMARS, SourceFile, extension, parser_for
+from pipeline.scan.detect.source import GRAMMARS, SourceFile, extension
+from pipeline.scan.detect.syntax import capture_map, compiled
 from pipeline.scan.detect.typescript_annotations import Resolver
 from pipeline.scan.detect.typescript_imports import Imports, imports_of, module_key, reexports_openclaw
+from pipeline.scan.detect.typescript_openclaw import openclaw_types
 from pipeline.scan.detect.typescript_values import (
     Node,
     Ref,
@@ -54,18 +54,10 @@ _DECLARED = re.compile(
 )
 
 
-@cache
-def _query(path_extension: str, source: str) -> tree_sitter.Query:
-    _, module, function = GRAMMARS[path_extension]
-    language = parser_for(module, function).language
-    assert language is not None
-    return tree_sitter.Query(language, source)
-
-
 def captures(file: SourceFile, source: str = _CALLS) -> dict[str, list[Node]]:
     """Calls and ``new`` expressions of ``file`` (or what another query ``source`` captures)."""
-    found = tree_sitter.QueryCursor(_query(extension(file.path), source)).captures(file.tree.root_node)
-    return {name: sorted(nodes, key=lambda n: n.start_byte) for name, nodes in found.items()}
+    _, module, function = GRAMMARS[extension(file.path)]
+    return capture_map(compiled(module, function, source), file.tree.root_node)
 
 
 @dataclass(frozen=True)
@@ -97,6 +89,7 @@ class ProjectIndex:
         self.wrappers: dict[str, Wrapper] = {}
         self.templates: set[tuple[str, int]] = set()
         self.openclaw_modules: set[str] = set()
+        self.openclaw_types: dict[str, frozenset[str]] = {}
         self.mastra_tools: list[Ref] = []
         self._declaring: dict[str, list[SourceFile]] = defaultdict(list)
         self._read: set[str] = set()
@@ -126,9 +119,11 @@ class ProjectIndex:
         return Resolver(self.const, self.function)
 
     def note_module(self, file: SourceFile) -> None:
-        """Record a file that re-exports OpenClaw (no parsing needed)."""
+        """Record a file that re-exports OpenClaw or declares types with its types (no parsing needed)."""
         if reexports_openclaw(file.data):
             self.openclaw_modules.add(module_key(file.path))
+        if types := openclaw_types(file.data):
+            self.openclaw_types[module_key(file.path)] = types
 
     def note(self, file: SourceFile) -> None:
         """Index one file: its declared names; wrappers and Mastra servers (parsing only for those)."""

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import tree_sitter
 
 from pipeline.scan.detect.source import SourceFile
-from pipeline.scan.detect.syntax import named, unquote
+from pipeline.scan.detect.syntax import enclosing, named, unquote
 
 Node = tree_sitter.Node
 
@@ -154,10 +154,7 @@ def function_name(function: Node, file: SourceFile) -> str | None:
 
 def enclosing_function(node: Node) -> Node | None:
     """The innermost function around ``node``."""
-    parent = node.parent
-    while parent is not None and parent.type not in FUNCTIONS:
-        parent = parent.parent
-    return parent
+    return enclosing(node, FUNCTIONS)
 
 
 def returned_object(function: Node) -> Node | None:

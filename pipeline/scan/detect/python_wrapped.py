@@ -1,0 +1,117 @@
+"""Phase 2 for Python: building rows, and the uses of the project's own wrappers.
+
+A wrapper (``python_wrappers``) is used as a decorator, ``@wrap(mcp, "name", annotations=X)``,
+``@registry.tool(...)``, or as a call applied to a function, ``wrap(mcp, "name")(fn)``; either
+use gives one ``wrapper`` row, on the line of the decorator or of the call. The call's
+arguments are bound to the wrapper's parameters: the tool is named by the argument the wrapper
+forwards as ``name`` (else a ``name=`` keyword, else the function), its annotations and title are
+those forwarded (or given as keywords, passed on through ``**kwargs``), and a server passed for
+the parameter the wrapper registers on gives the SDK; when it does not resolve, the using file's
+imports do, then the wrapper's own module, then the nearest manifest.
+"""
+
+from __future__ import annotations
+
+from pipeline.scan.detect.deps import Dependencies
+from pipeline.scan.detect.model import Annotations, Tool
+from pipeline.scan.detect.python_annotations import Reader
+from pipeline.scan.detect.python_index import ProjectIndex
+from pipeline.scan.detect.python_rules import KNOWN_ROOTS, declared, fallback
+from pipeline.scan.detect.python_scope import Kind, Node, Scope, classify, keywords, positionals, string_value, text
+from pipeline.scan.detect.python_wrappers import Wrapper
+from pipeline.scan.detect.sdks import SDKS
+from pipeline.scan.detect.source import SourceFile
+
+
+class Rows:
+    """Turns the registrations of one file into ``Tool`` rows; knows the project's wrappers."""
+
+    def __init__(self, file: SourceFile, scope: Scope, index: ProjectIndex, dependencies: Dependencies) -> None:
+        self.file, self.data, self.scope, self.index = file, file.data, scope, index
+        self.reader = Reader(index.presets, file.data, file.path)
+        self.fallback = fallback(scope, dependencies, file.path)
+        self.declared = declared(dependencies, file.path)
+        self.counted: set[str] = set()
+        """functions and variables already counted as tools (``add_tool(x)`` adds nothing new)."""
+
+    # -- rows ---------------------------------------------------------------------------------
+    def _row(self, node: Node, sdk: str, form: str, name: str | None, args: Node | None) -> Tool:
+        given = keywords(self.data, args)
+        annotations = self.reader.read(given.get("annotations"))
+        return self._tool(node, sdk, form, name, annotations, title=string_value(self.data, given.get("title")))
+
+    def _tool(self, node: Node, sdk: str, form: str, name: str | None, annotations: Annotations, *,
+              via: str = "direct", title: str | None = None) -> Tool:
+        if via == "direct" and annotations.source.startswith("preset:"):
+            via = annotations.source
+        return Tool(self.file.path, self.file.line(node), sdk, name, f"python.{sdk}.{form}", annotations, via,
+                    title, is_mcp=SDKS[sdk].is_mcp)
+
+    def _name(self, args: Node | None, keyword: str, fallback: str | None) -> str | None:
+        given = keywords(self.data, args)
+        if keyword in given:
+            return string_value(self.data, given[keyword])
+        first = positionals(args)[:1]
+        if first and first[0].type == "string":
+            return string_value(self.data, first[0])
+        return fallback
+
+    # -- wrappers -----------------------------------------------------------------------------
+    def _function_wrapper(self, callee: Node | None) -> Wrapper | None:
+        """The project wrapper function an identifier names (not one of a known package)."""
+        if callee is None or callee.type != "identifier":
+            return None
+        local = text(self.data, callee)
+        qual = self.scope.imports.get(local)
+        if qual is not None and qual.split(".")[0] in KNOWN_ROOTS:
+            return None
+        return self.index.wrapper_functions.get(qual.rsplit(".", 1)[-1] if qual else local)
+
+    def _wrapped(self, at: Node, wrapper: Wrapper, instance: str | None, args: Node | None,
+                 fn: str | None) -> Tool | None:
+        """The row of one use of ``wrapper`` (``instance``: the wrapper object a method is called on)."""
+        bound = _bind(self.data, wrapper.params, args)
+        kind = self._wrapper_kind(wrapper, instance, bound)
+        if kind is None:
+            return None
+
+        def given(keyword: str) -> Node | None:
+            param = wrapper.forwarded(keyword)
+            return bound.get(param) if param is not None else keywords(self.data, args).get(keyword)
+
+        if given("annotations") is not None or wrapper.inner_annotations is None:
+            annotations = self.reader.read(given("annotations"))
+        else:
+            annotations = self.reader.resolve(list(wrapper.inner_annotations), {}).with_source("inline")
+        if wrapper.forwarded("name") is not None:
+            named = given("name")
+            name = string_value(self.data, named) if named is not None else fn
+        else:
+            name = self._name(args, "name", fn)
+        title = string_value(self.data, given("title"))
+        return self._tool(at, kind.sdk, "wrapper", name, annotations, via=f"wrapper:{wrapper.name}", title=title)
+
+    def _wrapper_kind(self, wrapper: Wrapper, instance: str | None, bound: dict[str, Node]) -> Kind | None:
+        if instance is not None and (arg := self.scope.wrapper_args.get(instance)):
+            kind = classify(self.scope.bindings.get(arg)) or self._object_kind(arg)
+            if kind is not None:
+                return kind
+        if wrapper.receiver in wrapper.params:  # registers on the server it is given
+            server = bound.get(wrapper.receiver)
+            return classify(self.scope.receiver(server)) or self.fallback or wrapper.kind or self.declared
+        return wrapper.kind or self._object_kind(wrapper.receiver) or self.fallback
+
+    def _object_kind(self, name: str) -> Kind | None:
+        found = self.index.objects.get(name)
+        return classify(found.callee) if found is not None else None
+
+
+def _bind(data: bytes, params: tuple[str, ...], args: Node | None) -> dict[str, Node]:
+    """The arguments of a call by the parameter they fill: by position, then by keyword."""
+    bound: dict[str, Node] = {}
+    for child in args.named_children if args is not None else []:
+        if child.type == "list_splat":
+            break  # positions after a *splat are unknown
+        if child.type not in ("keyword_argument", "dictionary_splat", "comment") and len(bound) < len(params):
+            bound[params[len(bound)]] = child
+    return {**bound, **keywords(data, args)}
