@@ -3,15 +3,23 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
+from synth import FASTMCP_SERVER, tarball
 
-from pipeline.scan.detect import LANGUAGES, MAX_FILE_BYTES, Detector
+from pipeline.archive import CHUNK_BYTES, members
+from pipeline.scan.count import TermCounter
+from pipeline.scan.detect import LANGUAGES, MAX_FILE_BYTES, Detector, corpus
 from pipeline.scan.detect.deps import Dependencies, is_manifest, parse
 from pipeline.scan.detect.model import Exclusion, Tool, hint_field
 from pipeline.scan.detect.paths import exclusion
 from pipeline.scan.detect.source import SourceFile
 from pipeline.scan.detect.syntax import boolean, unquote
+from pipeline.scan.tree import scan_tree
+from pipeline.terms import TERM_SETS
+
+CORPUS = Path(__file__).parent / "fixtures" / "detector"
 
 
 @pytest.mark.parametrize(
@@ -61,12 +69,17 @@ def test_package_manifests_give_names_and_versions(path: str, text: str, expecte
     assert [(d.name, d.version) for d in parse(path, text.encode())] == expected
 
 
-def test_the_nearest_manifest_wins() -> None:
+def test_the_nearest_manifest_that_holds_the_file_wins() -> None:
     deps = Dependencies(parse("go.mod", b"require github.com/mark3labs/mcp-go v0.20.0\n"))
     deps.add(parse("svc/go.mod", b"require github.com/mark3labs/mcp-go v0.33.0\n"))
+    deps.add(parse("tools/x/package.json", b'{"dependencies": {"openclaw": "1"}}'))
     names = ("github.com/mark3labs/mcp-go",)
-    assert [deps.find(names, p).version for p in ("svc/main.go", "cmd/main.go", "svcx/m.go")] == [  # type: ignore[union-attr]
-        "v0.33.0", "v0.20.0", "v0.20.0"]
+    versions = [found.version if (found := deps.find(names, p)) else None for p in ("svc/main.go", "cmd/main.go",
+                                                                                    "svcx/m.go")]
+    assert versions == ["v0.33.0", "v0.20.0", "v0.20.0"]
+    assert deps.find(("openclaw",), "tools/y/index.ts") is None  # a sibling package's manifest does not count
+    assert deps.find(("openclaw",), "tools/x/src/index.ts") is not None
+    assert deps.has(("openclaw",))
     assert deps.find(("rmcp",)) is None
     assert not is_manifest("src/package.json.bak")
 
@@ -143,3 +156,47 @@ def test_a_detector_failure_on_one_file_is_recorded_and_the_rest_is_kept(monkeyp
     assert [t.path for t in found.tools] == ["a.py", "z.py"]
     assert [(e.path, e.reason, e.detail) for e in found.exclusions] == [
         ("bad.py", "detector-error", "ValueError: cannot read this tree")]
+
+
+@pytest.mark.parametrize(
+    ("snippet", "term"),
+    [
+        (b'[McpServerTool(Name = "get", ReadOnly = true)]', "[McpServerTool("),
+        (b"#[tool(annotations(read_only_hint = true))]", "read_only_hint"),
+        (b"annotations(open_world_hint: false)", "open_world_hint"),
+        (b"#[IsReadOnly]\nclass Q extends Tool {}", "#[IsReadOnly"),
+        (b"@MCPTool(hints: [.readOnly])", "@MCPTool(hints:"),
+        (b'new McpSchema.ToolAnnotations("T", true, false, true, false, null)', "ToolAnnotations"),
+    ],
+)
+def test_dialects_find_what_the_published_count_calls_zero(snippet: bytes, term: str) -> None:
+    published = dict(zip(TERM_SETS["hints"], TermCounter(TERM_SETS["hints"]).count_bytes(snippet), strict=True))
+    dialects = dict(zip(TERM_SETS["dialects"], TermCounter(TERM_SETS["dialects"]).count_bytes(snippet), strict=True))
+    assert set(published.values()) == {0}
+    assert dialects[term] >= 1
+
+
+def test_the_scan_pass_detects_what_a_directory_walk_detects(tmp_path: Path) -> None:
+    """Every labelled case, packed as a GitHub archive and read as a stream in 1 MiB chunks,
+    gives the same tools as reading its files directly; a registration past the first chunk
+    of a large file is found too (the detector joins the counter's chunks)."""
+    cases = list(corpus.cases(CORPUS))
+    tree: dict[str, bytes | tuple[str, str]] = {}
+    for case in cases:
+        for path in case.rglob("*"):
+            if path.is_file() and path.name != corpus.EXPECTED:
+                tree[f"{case.parent.name}/{case.name}/{path.relative_to(case).as_posix()}"] = path.read_bytes()
+    padding = b"# " + b"x" * 77 + b"\n"
+    tree["big/server.py"] = padding * (CHUNK_BYTES // len(padding) + 1) + FASTMCP_SERVER
+    archive = tmp_path / "a.tar.gz"
+    archive.write_bytes(tarball(tree))
+    scan = scan_tree(members(archive, "owner-name-0000000"), ("annotations",), Detector())
+    assert scan.detection is not None
+    streamed = sorted((t.path, t.line, t.tool_name, t.sdk, t.annotations) for t in scan.detection.tools)
+    expected = sorted(
+        (f"{c.parent.name}/{c.name}/{t.path}", t.line, t.tool_name, t.sdk, t.annotations)
+        for c in cases for t in corpus.detect_directory(c).tools
+    )
+    big = [(path, name) for path, _, name, _, _ in streamed if path == "big/server.py"]
+    assert big == [("big/server.py", "list_notes"), ("big/server.py", "delete_note")]
+    assert [row for row in streamed if row[0] != "big/server.py"] == expected

@@ -26,7 +26,7 @@ from typing import Protocol
 from pipeline.scan.detect import deps, paths
 from pipeline.scan.detect.model import Exclusion, Tool
 from pipeline.scan.detect.sdks import SDKS
-from pipeline.scan.detect.source import SourceFile, language_of
+from pipeline.scan.detect.source import SourceFile, extension, language_of
 
 #: files larger than this are not parsed (generated code, bundles); recorded if relevant
 MAX_FILE_BYTES = 2 << 20
@@ -182,9 +182,11 @@ class Detector:
 
 
 def _role(path: str) -> tuple[str, str] | None:
+    language = language_of(path)
     if deps.is_manifest(path):
         return "manifest", ""
+    if language is None and extension(path) not in paths.DOCS_EXTENSIONS:
+        return None  # neither source nor docs: nothing the detector reads or records
     if (why := paths.exclusion(path)) is not None:
         return why
-    language = language_of(path)
     return ("source", language) if language is not None else None

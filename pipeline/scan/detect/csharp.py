@@ -13,7 +13,7 @@ Forms (rule ``csharp.csharp-mcp.<form>``), and the line each row reports:
 - ``protocol-tool``: ``new Tool { Name = .., Annotations = new ToolAnnotations { ReadOnlyHint = .. } }``
   (low-level handlers); line of the ``new``; source ``inline``, ``preset:<name>`` or ``dynamic``.
 
-Attribution: a ``using ModelContextProtocol...`` in the file, a ``global using`` of it anywhere in the tree,
+Attribution: a ``using ModelContextProtocol...`` in the file, a ``global using`` of it in a file of a folder above,
 or a fully qualified ``ModelContextProtocol.Server.McpServerTool``; for the attribute and ``Create`` the
 nearest ``*.csproj`` referencing a ``ModelContextProtocol`` package also counts, unless the project defines
 its own ``McpServerToolAttribute`` (mika-f/uMCP style): those uses give a ``not-sdk`` exclusion. A file
@@ -58,6 +58,8 @@ _MARKERS = (b"mcpservertool", b"toolannotations", b"modelcontextprotocol")
 _HINTS = (b"readonlyhint", b"destructivehint", b"idempotenthint", b"openworldhint")
 _USING = re.compile(rb"^(?:\xef\xbb\xbf)?[ \t]*(?:global\s+)?using\s+(?:static\s+)?(?:\w+\s*=\s*)?"
                     rb"ModelContextProtocol\b", re.M)
+_NAMESPACE = re.compile(rb"^[ \t]*namespace\s+([\w.]+)", re.M)
+_USED_NAMESPACE = re.compile(rb"^[ \t]*(?:global\s+)?using\s+([\w.]+)\s*;", re.M)
 _GLOBAL_USING = re.compile(rb"^(?:\xef\xbb\xbf)?[ \t]*global\s+using\s+(?:static\s+)?ModelContextProtocol\b", re.M)
 _CONST = re.compile(rb"\bconst\s+(?:string|bool)\s+(\w+)\s*=\s*(\"[^\"\\\n]*\"|true|false)\s*;")
 _CLIENT = re.compile(rb"\b(?:I?McpClient|McpClientFactory|McpClientTool)\b")
@@ -98,11 +100,11 @@ class CSharpDetector:
                 self.known.constants[key] = text if seen == text else None
         if not any(m in file.lower for m in _MARKERS):
             return
-        if b"global using" in file.data:
-            self.known.global_sdk |= _GLOBAL_USING.search(file.data) is not None
+        if b"global using" in file.data and _GLOBAL_USING.search(file.data) is not None:
+            self.known.global_dirs.add(file.path.rpartition("/")[0])
         defined = defined_types(file)
         if "McpServerToolAttribute" in defined and sdk_namespace(file) is None:
-            self.known.own_attribute = True
+            self.known.own_attribute.update(_NAMESPACE.findall(file.data) or [b""])
         typed = b"toolannotations" in file.lower or b"mcpservertoolcreateoptions" in file.lower
         if typed and any(p.search(file.data) for p in _PRESET_CANDIDATES):
             self._index_presets(file)
@@ -139,7 +141,8 @@ class CSharpDetector:
         if defined := defined_types(file):
             yield Exclusion(file.path, "type-definition", f"defines {', '.join(sorted(defined))}")
             return
-        imported = _USING.search(file.data) is not None or self.known.global_sdk
+        imported = _USING.search(file.data) is not None or any(
+            d == "" or file.path.startswith(d + "/") for d in self.known.global_dirs)
         found = list(self._rows(file, imported)) if candidate else []
         tools = [row for row in found if isinstance(row, Tool)]
         yield from found
@@ -162,7 +165,7 @@ class CSharpDetector:
             if row is not None:
                 yield row
         if unattributed:
-            if self.known.own_attribute:
+            if self._own_attribute(file):
                 detail = f"{unattributed} uses of the project's own McpServerToolAttribute"
                 yield Exclusion(file.path, "not-sdk", detail)
             else:
@@ -172,7 +175,12 @@ class CSharpDetector:
     def _attributed(self, file: SourceFile, imported: bool) -> bool:
         if imported:
             return True
-        return not self.known.own_attribute and self.dependencies.find(SDKS[SDK].packages, file.path) is not None
+        return not self._own_attribute(file) and self.dependencies.find(SDKS[SDK].packages, file.path) is not None
+
+    def _own_attribute(self, file: SourceFile) -> bool:
+        """Whether ``file`` sees the project's own ``McpServerToolAttribute`` (imports or lives in its namespace)."""
+        names = set(_USED_NAMESPACE.findall(file.data)) | set(_NAMESPACE.findall(file.data))
+        return any(own == b"" or own in names for own in self.known.own_attribute)
 
     def _attribute(self, file: SourceFile, node: tree_sitter.Node, imported: bool) -> Tool | None:
         name_node = node.child_by_field_name("name")

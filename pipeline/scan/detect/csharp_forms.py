@@ -35,10 +35,12 @@ class CSharpIndex:
     """``const string``/``const bool`` field name -> value (None when two fields disagree)."""
     presets: dict[str, Annotations] = field(default_factory=dict)
     """static field/property name -> annotations of its ``ToolAnnotations``/options initializer."""
-    global_sdk: bool = False
-    """a ``global using ModelContextProtocol...`` somewhere in the tree."""
-    own_attribute: bool = False
-    """the project defines its own ``McpServerToolAttribute`` (not the SDK's)."""
+    global_dirs: set[str] = field(default_factory=set)
+    """folders of files with a ``global using ModelContextProtocol...``; it covers the files below
+    (a global using applies to its own project, not to the other projects of a monorepo)."""
+    own_attribute: set[bytes] = field(default_factory=set)
+    """namespaces in which the tree defines its own ``McpServerToolAttribute`` (not the SDK's);
+    a file that imports one of them (or lives in it) uses that attribute."""
 
 
 @dataclass(frozen=True)

@@ -53,7 +53,7 @@ class Dependencies:
 
     def __init__(self, found: list[Dependency] | None = None) -> None:
         self._by_name: dict[str, list[Dependency]] = {}
-        self._memo: dict[tuple[tuple[str, ...], str], Dependency | None] = {}
+        self._memo: dict[tuple[tuple[str, ...], str | None], Dependency | None] = {}
         self.add(list(found or []))
 
     def add(self, found: list[Dependency]) -> None:
@@ -62,35 +62,35 @@ class Dependencies:
             self._by_name.setdefault(dep.name, []).append(dep)
         self._memo.clear()
 
-    def find(self, names: tuple[str, ...], path: str = "") -> Dependency | None:
-        """The dependency whose name is one of ``names`` (or starts with ``name/``), from the
-        manifest nearest ``path``."""
-        key = (names, path.rpartition("/")[0])
+    def find(self, names: tuple[str, ...], path: str | None = None) -> Dependency | None:
+        """The dependency whose name is one of ``names`` (or starts with ``name/``): from the
+        nearest manifest whose folder holds ``path``, or from any manifest when ``path`` is None.
+        In a monorepo a file is governed by its own package's manifest, never by a sibling's."""
+        key = (names, None if path is None else path.rpartition("/")[0])
         if key not in self._memo:
             self._memo[key] = self._nearest(names, path)
         return self._memo[key]
 
-    def _nearest(self, names: tuple[str, ...], path: str) -> Dependency | None:
+    def _nearest(self, names: tuple[str, ...], path: str | None) -> Dependency | None:
         best: Dependency | None = None
         for name, deps in self._by_name.items():
             if not any(name == n or name.startswith(n + "/") for n in names):
                 continue
             for dep in deps:
-                if best is None or _closer(dep.directory, best.directory, path):
+                if path is None:
+                    return dep
+                if _holds(dep.directory, path) and (best is None or len(dep.directory) > len(best.directory)):
                     best = dep
         return best
 
     def has(self, names: tuple[str, ...]) -> bool:
-        """Whether any manifest declares one of ``names``."""
+        """Whether any manifest of the tree declares one of ``names``."""
         return self.find(names) is not None
 
 
-def _closer(candidate: str, current: str, path: str) -> bool:
-    def depth(directory: str) -> int:
-        inside = directory in ("", path) or path.startswith(directory + "/")
-        return directory.count("/") + (1 if directory else 0) if inside else -1
-
-    return depth(candidate) > depth(current)
+def _holds(directory: str, path: str) -> bool:
+    """Whether the folder ``directory`` ('' is the root) holds ``path``."""
+    return directory == "" or path.startswith(directory + "/")
 
 
 def _package_json(text: str) -> Parsed:

@@ -47,7 +47,7 @@ from pipeline.scan.detect.syntax import capture_map, compiled
 HINT_MARKERS = (b"readonlyhint", b"read_only_hint", b"destructivehint", b"destructive_hint", b"idempotenthint",
                 b"idempotent_hint", b"openworldhint", b"open_world_hint")
 #: (with a hint spelling) a file is indexed only if it holds one of these lower-cased bytes
-INDEX_MARKERS = (b".tool(", b"add_tool(", b"toolannotations", b"list_tools", b"fastmcp", b"mcpserver", b"pydantic_ai")
+INDEX_MARKERS = (b".tool(", b"add_tool(", b"toolannotations", b"list_tools", b"fastmcp(", b"mcpserver(", b"pydantic_ai")
 #: a file is read in phase 2 only if it imports something tool-related (lower-cased) ...
 DETECT_IMPORT = re.compile(
     rb"(?m)^[ \t]*(?:from|import)[ \t][^\n]*(?:mcp|claude_agent_sdk|langchain|crewai|agents|pydantic_ai|strands"
@@ -99,7 +99,7 @@ class PythonDetector:
         if not hints and not any(marker in lower for marker in INDEX_MARKERS):
             return
         found = captures(file)
-        scope = build_scope(file.data, found, self.project)
+        scope = build_scope(file, found, self.project)
         self.project.learn(file.path, file.data, scope, found, fallback(scope, self.dependencies, file.path))
 
     def detect(self, file: SourceFile) -> Iterator[Tool | Exclusion]:
@@ -117,7 +117,7 @@ class PythonDetector:
         if excluded is not None:
             yield excluded
             return
-        scope = build_scope(file.data, found, self.project)
+        scope = build_scope(file, found, self.project)
         tools = list(self._tools(file, scope, found))
         if not tools and _client_code(file, scope):
             yield Exclusion(file.path, "client-code", "reads tool annotations through an MCP client")
@@ -126,8 +126,8 @@ class PythonDetector:
     def _wrapper_uses(self) -> tuple[bytes, ...]:
         """Lower-cased byte shapes of a use of a known wrapper: ``registry.tool``, ``Registry(``, ``my_tool(``."""
         classes = self.project.wrapper_classes
-        uses = [f"{name}.{method}" for name, o in self.project.objects.items() if o.callee_name in classes
-                for method in classes[o.callee_name]]
+        uses = [f"{name}.{method}" for name, defs in self.project.objects.items() for _, o in defs
+                if o.callee_name in classes for method in classes[o.callee_name]]
         uses += [f"{name}(" for name in classes]
         uses += [shape for name in self.project.wrapper_functions for shape in (f"{name}(", f"@{name}")]
         return tuple(use.lower().encode() for use in uses)
@@ -182,12 +182,12 @@ def _client_code(file: SourceFile, scope: Scope) -> bool:
     return client or b"clientsession" in file.lower
 
 
-def build_scope(data: bytes, found: dict[str, list[Node]], index: ProjectIndex) -> Scope:
+def build_scope(file: SourceFile, found: dict[str, list[Node]], index: ProjectIndex) -> Scope:
     """The file's imports and the variables bound to SDK objects or project wrappers."""
-    scope = Scope(data)
+    scope = Scope(file.data)
     for node in found.get("import", []):
         scope.add_import(node)
-    _imported_objects(scope, index)
+    _imported_objects(scope, index, file.path)
     for node in found.get("function", []):
         _typed_parameters(scope, node)
     for node in found.get("assign", []):
@@ -195,9 +195,10 @@ def build_scope(data: bytes, found: dict[str, list[Node]], index: ProjectIndex) 
     return scope
 
 
-def _imported_objects(scope: Scope, index: ProjectIndex) -> None:
+def _imported_objects(scope: Scope, index: ProjectIndex, path: str) -> None:
     for local, qual in list(scope.imports.items()):
-        if qual.split(".")[0] in KNOWN_ROOTS or (found := index.objects.get(qual.rsplit(".", 1)[-1])) is None:
+        module, _, name = qual.rpartition(".")
+        if qual.split(".")[0] in KNOWN_ROOTS or (found := index.object_for(name, path, module)) is None:
             continue
         if classify(found.callee):
             scope.bindings[local] = found.callee or ""

@@ -38,12 +38,26 @@ class ProjectIndex:
     """Everything phase 1 learnt about one tree."""
 
     presets: Presets = field(default_factory=Presets)
-    objects: dict[str, ObjectDef] = field(default_factory=dict)
+    objects: dict[str, list[tuple[str, ObjectDef]]] = field(default_factory=dict)
+    """variable name -> (path, definition) of every module-level object of that name."""
     wrapper_classes: dict[str, dict[str, Wrapper]] = field(default_factory=dict)
     wrapper_functions: dict[str, Wrapper] = field(default_factory=dict)
     wrapper_bodies: set[tuple[str, int]] = field(default_factory=set)
     """(path, start byte) of every wrapper definition: calls inside them are not tools."""
     tool_lists: set[str] = field(default_factory=set)
+
+    def object_for(self, name: str, importer: str, module: str = "") -> ObjectDef | None:
+        """The module-level object ``name`` as seen from the file ``importer``: the one in the
+        module it imports from (``module``, dotted, relative or absolute) when that file is in
+        the tree, else the one whose file shares the longest folder prefix with ``importer``."""
+        found = self.objects.get(name, [])
+        if len(found) <= 1:
+            return found[0][1] if found else None
+        wanted = module_paths(module, importer)
+        exact = [made for path, made in found if any(path == w or path.endswith("/" + w) for w in wanted)]
+        if exact:
+            return exact[0]
+        return max(found, key=lambda item: _shared_folders(item[0], importer))[1]
 
     def learn(self, path: str, data: bytes, scope: Scope, found: dict[str, list[Node]], sdk: Kind | None) -> None:
         """Record what one file defines (``found``: captures of the detector's query)."""
@@ -71,7 +85,8 @@ class ProjectIndex:
             function = right.child_by_field_name("function")
             args = right.child_by_field_name("arguments")
             first = next((c for c in args.named_children if c.type != "keyword_argument"), None) if args else None
-            self.objects[name] = ObjectDef(scope.qualify(function), last_name(data, function) or "", text(data, first))
+            made = ObjectDef(scope.qualify(function), last_name(data, function) or "", text(data, first))
+            self.objects.setdefault(name, []).append((path, made))
 
     def _helper(self, data: bytes, node: Node) -> None:
         """A function returning a ``ToolAnnotations(...)`` or a dict of hints is a helper."""
@@ -117,3 +132,25 @@ def _module_level(node: Node) -> bool:
     return statement is not None and statement.parent is not None and statement.parent.type == "module"
 
 
+
+
+def module_paths(module: str, importer: str) -> tuple[str, ...]:
+    """The files a dotted ``module`` may be, seen from ``importer`` (``.server`` is a sibling)."""
+    if not module:
+        return ()
+    dots = len(module) - len(module.lstrip("."))
+    parts = [p for p in module.lstrip(".").split(".") if p]
+    if dots:
+        folders = importer.split("/")[:-1]
+        parts = folders[: max(len(folders) - (dots - 1), 0)] + parts
+    base = "/".join(parts)
+    return (f"{base}.py", f"{base}/__init__.py") if base else ()
+
+
+def _shared_folders(path: str, other: str) -> int:
+    shared = 0
+    for a, b in zip(path.split("/")[:-1], other.split("/")[:-1], strict=False):
+        if a != b:
+            break
+        shared += 1
+    return shared

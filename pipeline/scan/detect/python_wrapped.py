@@ -102,7 +102,7 @@ class Rows:
         return wrapper.kind or self._object_kind(wrapper.receiver) or self.fallback
 
     def _object_kind(self, name: str) -> Kind | None:
-        found = self.index.objects.get(name)
+        found = self.index.object_for(name, self.file.path)
         return classify(found.callee) if found is not None else None
 
 
