@@ -81,6 +81,9 @@ def test_the_nearest_manifest_that_holds_the_file_wins() -> None:
     assert deps.find(("openclaw",), "tools/x/src/index.ts") is not None
     assert deps.has(("openclaw",))
     assert deps.find(("rmcp",)) is None
+    deps.add(parse("Cargo.toml", b'[workspace.dependencies]\nrmcp = "0.8"\n'))
+    deps.add(parse("crates/s/Cargo.toml", b'[dependencies]\nrmcp = { workspace = true }\n'))
+    assert deps.version(("rmcp",), "crates/s/src/main.rs") == "0.8"
     assert not is_manifest("src/package.json.bak")
 
 

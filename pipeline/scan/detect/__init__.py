@@ -177,8 +177,8 @@ class Detector:
     def _versioned(self, tool: Tool) -> Tool:
         if tool.sdk_version is not None or tool.sdk not in SDKS:
             return tool
-        found = self.dependencies.find(SDKS[tool.sdk].packages, tool.path)
-        return replace(tool, sdk_version=found.version) if found else tool
+        version = self.dependencies.version(SDKS[tool.sdk].packages, tool.path)
+        return replace(tool, sdk_version=version) if version else tool
 
 
 def _role(path: str) -> tuple[str, str] | None:
