@@ -86,9 +86,13 @@ class Dependencies:
     def version(self, names: tuple[str, ...], path: str) -> str | None:
         """The version declared by the nearest manifest holding ``path`` that gives one (a Cargo
         crate's ``rmcp = { workspace = true }`` takes the workspace root's version)."""
-        holders = [d for name, deps in self._by_name.items() if any(name == n or name.startswith(n + "/")
-                   for n in names) for d in deps if d.version and _holds(d.directory, path)]
-        return max(holders, key=lambda d: len(d.directory)).version if holders else None
+        key = (names, "version:" + path.rpartition("/")[0])
+        if key not in self._memo:
+            holders = [d for name, deps in self._by_name.items() if any(name == n or name.startswith(n + "/")
+                       for n in names) for d in deps if d.version and _holds(d.directory, path)]
+            self._memo[key] = max(holders, key=lambda d: len(d.directory)) if holders else None
+        found = self._memo[key]
+        return found.version if found else None
 
     def has(self, names: tuple[str, ...]) -> bool:
         """Whether any manifest of the tree declares one of ``names``."""
