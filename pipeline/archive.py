@@ -1,23 +1,26 @@
-"""Reading tar.gz archives as streams: never extracted, never executed.
+"""Reading tar.gz (or plain tar) archives as streams: never extracted, never executed.
 
 ``verify`` walks an archive end to end (gzip CRC and tar framing) and reports its sha256,
 size and top folder; ``members`` yields each member with a chunk stream for regular files,
-checking the sha256 of the bytes it read against the one recorded at fetch time.
+checking the sha256 of the bytes it read against the one recorded at fetch time. Gzip is
+told by its magic bytes and decompressed in a background thread (isal) while the caller
+parses and counts; the tar headers are parsed by ``pipeline.tarstream``.
 """
 
 from __future__ import annotations
 
 import hashlib
 import io
-import tarfile
 import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO, Self, cast
+from typing import Any, BinaryIO, cast
 
+from pipeline import tarstream
 from pipeline.errors import ArchiveError
+from pipeline.tarstream import Header, TarReader
 
 try:  # isal's igzip is about twice as fast as zlib at decompression; same format and checks
     from isal import igzip as gzip_impl
@@ -29,22 +32,29 @@ except ImportError:  # pragma: no cover - isal ships wheels for every supported 
 
     DEFLATE_ERRORS = (zlib.error,)
 
-#: what a broken gzip or tar stream raises, from any layer
-FRAMING_ERRORS: tuple[type[Exception], ...] = (tarfile.TarError, EOFError, OSError, ValueError, *DEFLATE_ERRORS)
+try:  # decompresses in a thread of its own, so inflating overlaps parsing and counting
+    from isal import igzip_threaded
+except ImportError:  # pragma: no cover - isal before 1.4
+    igzip_threaded = None  # type: ignore[assignment]
 
-CHUNK_BYTES = 1 << 20
+#: what a broken gzip or tar stream raises, from any layer (``TarStreamError`` is a ValueError)
+FRAMING_ERRORS: tuple[type[Exception], ...] = (EOFError, OSError, ValueError, *DEFLATE_ERRORS)
+
+GZIP_MAGIC = b"\x1f\x8b"
+#: the largest chunk of member content handed out, by every source
+CHUNK_BYTES = tarstream.CHUNK_BYTES
 
 #: member kinds other than "file" are skipped and counted, never read or followed
 KINDS = {
-    tarfile.REGTYPE: "file",
-    tarfile.AREGTYPE: "file",
-    tarfile.CONTTYPE: "file",
-    tarfile.SYMTYPE: "symlink",
-    tarfile.LNKTYPE: "hardlink",
-    tarfile.CHRTYPE: "device",
-    tarfile.BLKTYPE: "device",
-    tarfile.FIFOTYPE: "fifo",
-    tarfile.DIRTYPE: "dir",
+    b"0": "file",
+    b"\0": "file",
+    b"7": "file",
+    b"2": "symlink",
+    b"1": "hardlink",
+    b"3": "device",
+    b"4": "device",
+    b"6": "fifo",
+    b"5": "dir",
 }
 
 
@@ -70,20 +80,24 @@ class ArchiveInfo:
     """What ``verify`` learned about an archive file."""
 
     sha256: str
-    """hex sha256 of the compressed file."""
+    """hex sha256 of the archive file (compressed, as fetched)."""
     size_bytes: int
-    """size of the compressed file."""
+    """size of the archive file."""
     root: str | None
     """the single top folder that every member sits in (GitHub's ``owner-name-sha``)."""
 
 
 class _HashingReader(io.RawIOBase):
-    """A read-only raw stream that hashes and counts every byte read through it."""
+    """A read-only raw stream that hashes and counts every byte read through it.
+
+    The gzip reader reads through it, so with a threaded reader the hashing runs in the
+    decompressing thread (hashlib lets go of the GIL), not in the caller's.
+    """
 
     def __init__(self, raw: BinaryIO) -> None:
         super().__init__()
         self._raw = raw
-        self.digest = hashlib.sha256()
+        self._digest = hashlib.sha256()
         self.size_bytes = 0
 
     def readable(self) -> bool:
@@ -91,29 +105,14 @@ class _HashingReader(io.RawIOBase):
 
     def readinto(self, buffer: Any) -> int:
         view = memoryview(buffer).cast("B")
-        data = self._raw.read(len(view))
-        view[: len(data)] = data
-        self.digest.update(data)
-        self.size_bytes += len(data)
-        return len(data)
+        count: int = self._raw.readinto(view)  # type: ignore[attr-defined]
+        self._digest.update(view[:count])
+        self.size_bytes += count
+        return count
 
-
-class _WholeTarInfo(tarfile.TarInfo):
-    """Tar headers that must be whole: a missing, short or corrupt header is an error.
-
-    tarfile otherwise ends the member list quietly at such a header (after the first one),
-    so a tar cut at a member boundary or with a damaged header would read as complete.
-    Only the end-of-archive marker, a block of zeros, ends the archive.
-    """
-
-    @classmethod
-    def frombuf(cls, buf: bytes | bytearray, encoding: str, errors: str) -> Self:
-        if len(buf) == tarfile.BLOCKSIZE and not buf.strip(b"\0"):
-            return super().frombuf(buf, encoding, errors)  # the end marker: tarfile stops here
-        try:
-            return super().frombuf(buf, encoding, errors)
-        except tarfile.HeaderError as exc:
-            raise tarfile.ReadError(f"tar stream broken or cut short ({exc})") from None
+    def hexdigest(self) -> str:
+        """The sha256 of every byte read so far."""
+        return self._digest.hexdigest()
 
 
 def display_path(name: str) -> str:
@@ -123,58 +122,51 @@ def display_path(name: str) -> str:
 
 def verify(path: Path) -> ArchiveInfo:
     """Read ``path`` end to end; raise ``ArchiveError`` unless gzip and tar are whole."""
-    roots: set[str] = set()
+    roots: set[bytes] = set()
     nested = True
-    with _open_stream(path) as (stream, hasher):
-        for info in _forgetful(stream):
-            top, _, rest = info.name.partition("/")
+    with _open_tar(path) as (tar, hasher):
+        for header in tar:
+            top, _, rest = header.name.partition(b"/")
             roots.add(top)
-            nested = nested and (bool(rest) or info.isdir())
-    root = roots.pop() if len(roots) == 1 and nested else None
-    return ArchiveInfo(hasher.digest.hexdigest(), hasher.size_bytes, root)
+            nested = nested and (bool(rest) or header.type == b"5")
+    root = roots.pop().decode("utf-8", "surrogateescape") if len(roots) == 1 and nested else None
+    return ArchiveInfo(hasher.hexdigest(), hasher.size_bytes, root)
 
 
 def members(path: Path, root: str | None, sha256: str | None = None) -> Iterator[Entry]:
     """Members of the archive at ``path`` with ``root/`` stripped; checks ``sha256`` at the end."""
-    prefix = f"{root}/" if root else ""
-    with _open_stream(path) as (stream, hasher):
-        for info in _forgetful(stream):
-            name = info.name[len(prefix) :] if prefix and info.name.startswith(prefix) else info.name
-            if info.name == root:
+    top = None if root is None else root.encode("utf-8", "surrogateescape")
+    prefix = top + b"/" if top else b""
+    with _open_tar(path) as (tar, hasher):
+        for header in tar:
+            name = header.name
+            if name == top:
                 continue
-            member = Member(display_path(name), KINDS.get(info.type, "other"), info.size)
-            if member.kind == "file":
-                yield member, _chunks(stream, info)
+            if prefix and name.startswith(prefix):
+                name = name[len(prefix) :]
+            kind = KINDS.get(header.type, "other")
+            text = name.decode("utf-8", "backslashreplace")
+            if kind == "file":
+                yield Member(text, kind, header.size), _chunks(tar, header, text)
             else:
-                yield Member(member.path, member.kind, 0), None
-    if sha256 is not None and hasher.digest.hexdigest() != sha256:
+                yield Member(text, kind, 0), None
+    if sha256 is not None and hasher.hexdigest() != sha256:
         raise ArchiveError(f"archive {path.name} does not match its recorded sha256")
 
 
 def pax_commit(path: Path) -> str | None:
     """The commit SHA that ``git archive`` (and GitHub) write in the pax global header."""
-    try:
-        with (
-            path.open("rb") as raw,
-            gzip_impl.GzipFile(fileobj=raw, mode="rb") as gz,  # type: ignore[no-untyped-call]
-            tarfile.open(fileobj=gz, mode="r|") as stream,
-        ):
-            stream.next()
-            comment = stream.pax_headers.get("comment", "")
-    except FRAMING_ERRORS as exc:
-        raise _broken(f"archive {path.name} is not a whole tar.gz", exc) from exc
-    return comment if len(comment) == 40 and all(c in "0123456789abcdef" for c in comment) else None
+    with _open_tar(path, whole=False) as (tar, _):
+        tar.next()
+        comment = tar.globals.get(b"comment", b"")
+    return comment.decode() if len(comment) == 40 and all(c in b"0123456789abcdef" for c in comment) else None
 
 
-def _chunks(stream: tarfile.TarFile, info: tarfile.TarInfo) -> Iterator[bytes]:
-    reader = stream.extractfile(info)
-    if reader is None:
-        return
+def _chunks(tar: TarReader, header: Header, text: str) -> Iterator[bytes]:
     try:
-        while chunk := reader.read(CHUNK_BYTES):
-            yield chunk
+        yield from tar.chunks(header)
     except FRAMING_ERRORS as exc:
-        raise _broken(f"archive broken inside member {display_path(info.name)}", exc) from exc
+        raise _broken(f"archive broken inside member {text}", exc) from exc
 
 
 def _broken(what: str, exc: BaseException) -> ArchiveError:
@@ -183,23 +175,33 @@ def _broken(what: str, exc: BaseException) -> ArchiveError:
 
 
 @contextmanager
-def _open_stream(path: Path) -> Iterator[tuple[tarfile.TarFile, _HashingReader]]:
-    """A tar stream over the gzip stream over the hashed file; drains to EOF at the end."""
+def _open_tar(path: Path, *, whole: bool = True) -> Iterator[tuple[TarReader, _HashingReader]]:
+    """A tar reader over the (decompressed) hashed file; when ``whole``, reads on to the end.
+
+    Reading on checks the gzip trailer (CRC, size) and hashes every byte; what follows the
+    tar's end-of-archive block is not parsed, as with ``tarfile``.
+    """
+    form = "tar.gz"
     try:
         with path.open("rb") as raw:
-            hasher = _HashingReader(raw)
-            gz = gzip_impl.GzipFile(fileobj=hasher, mode="rb")  # type: ignore[no-untyped-call]
-            with tarfile.open(fileobj=gz, mode="r|", tarinfo=_WholeTarInfo) as stream:
-                yield stream, hasher
-            while gz.read(CHUNK_BYTES):  # the gzip trailer (CRC, size) is checked at EOF
-                pass
+            compressed = raw.read(2) == GZIP_MAGIC
+            form = "tar.gz" if compressed else "tar (nor gzip)"
+            raw.seek(0)
+            threaded = whole and compressed and igzip_threaded is not None
+            with (
+                _HashingReader(raw) as hasher,
+                _decompressed(hasher, threaded=threaded) if compressed else io.BufferedReader(hasher) as stream,
+            ):
+                yield TarReader(stream), hasher
+                if whole:
+                    while stream.read(CHUNK_BYTES):
+                        pass
     except FRAMING_ERRORS as exc:
-        raise _broken(f"archive {path.name} is not a whole tar.gz", exc) from exc
+        raise _broken(f"archive {path.name} is not a whole {form}", exc) from exc
 
 
-def _forgetful(stream: tarfile.TarFile) -> Iterator[tarfile.TarInfo]:
-    """Iterate a stream-mode TarFile without keeping every TarInfo (bounded memory)."""
-    while (info := stream.next()) is not None:
-        stream.members = []  # type: ignore[attr-defined]  # stream mode keeps them all otherwise
-        yield info
-
+def _decompressed(raw: _HashingReader, *, threaded: bool) -> io.BufferedIOBase:
+    """The gzip stream over ``raw``: inflated in a background thread when ``threaded``."""
+    if threaded:
+        return cast(io.BufferedIOBase, igzip_threaded.open(raw, "rb", threads=1))  # type: ignore[no-untyped-call]
+    return cast(io.BufferedIOBase, gzip_impl.GzipFile(fileobj=raw, mode="rb"))  # type: ignore[no-untyped-call]

@@ -77,6 +77,56 @@ def scan(**options: Any) -> None:
     _stage("scan", options, show_totals=True)
 
 
+@main.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
+@click.option("--terms", "terms_spec", default="published", show_default=True,
+              help="a term set (published, hints, dialects) or a comma-separated list of terms")
+@click.option("--json", "as_json", is_flag=True, help="print one JSON object")
+@click.option("--per-file", is_flag=True, help="also print the counts of every file")
+@click.option("--detect", is_flag=True, help="also run the registration detector and count the tools")
+def count(paths: tuple[Path, ...], terms_spec: str, as_json: bool, per_file: bool, detect: bool) -> None:
+    """Count terms in archives (.tar.gz, .tgz, .tar, .zip), folders or files, as `census scan` does.
+
+    Nothing is stored; exit 1 if an input cannot be read (the others are still counted).
+    """
+    from pipeline import terms as term_sets
+    from pipeline.inputs import count_paths
+
+    try:
+        terms = term_sets.resolve(terms_spec if terms_spec in term_sets.TERM_SETS else terms_spec.split(","))
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--terms") from exc
+    report = count_paths(list(paths), terms, detect=detect)
+    click.echo(_count_json(report, per_file) if as_json else _count_text(report, per_file))
+    for path, reason in report.failed.items():
+        click.echo(f"census: error: {path}: {reason}", err=True)
+    if report.failed:
+        sys.exit(EXIT_FAILED)
+
+
+def _count_json(report: Any, per_file: bool) -> str:
+    import json
+
+    body: dict[str, Any] = {"totals": report.totals, "regular_files": report.regular_files,
+                            "content_bytes": report.content_bytes, "skipped_members": report.skipped_members}
+    if report.tools is not None:
+        body["tools"] = report.tools
+    if per_file:
+        body["per_file"] = report.per_file
+    if report.failed:
+        body["failed"] = report.failed
+    return json.dumps(body, indent=2, ensure_ascii=False)
+
+
+def _count_text(report: Any, per_file: bool) -> str:
+    lines = [f"{path}\t{term}\t{n}" for path, counts in report.per_file.items() for term, n in counts.items()]
+    lines = lines if per_file else []
+    lines += [f"{term}\t{n}" for term, n in report.totals.items()]
+    lines += [f"{key}\t{n}" for key, n in (report.tools or {}).items()]
+    lines.append(f"({report.regular_files} files, {report.content_bytes} bytes, {report.skipped_members} not read)")
+    return "\n".join(lines)
+
+
 def _stage(name: str, options: dict[str, Any], show_totals: bool = False) -> None:
     """Run one stage with errors mapped to exit codes."""
     settings = Settings.from_env(

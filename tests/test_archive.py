@@ -397,3 +397,30 @@ def test_scan_tree_with_no_matches(tmp_path: Path) -> None:
     assert (scan.regular_files, scan.skipped_members, scan.content_bytes) == (2, 0, 13)
     assert scan.counts == ()
     assert scan.skipped == ()
+
+
+# --- uncompressed tar ------------------------------------------------------------------
+
+
+def test_plain_tar_reads_like_the_tar_gz(tmp_path: Path) -> None:
+    data = good_archive()
+    gz, plain = write(tmp_path, data), write(tmp_path, gzip.decompress(data), "a.tar")
+    info = archive.verify(plain)
+    assert info.root == ROOT
+    assert (info.sha256, info.size_bytes) == (hashlib.sha256(plain.read_bytes()).hexdigest(), plain.stat().st_size)
+    assert read_all(plain, ROOT, info.sha256) == read_all(gz, ROOT)
+    assert archive.pax_commit(plain) == COMMIT
+    with pytest.raises(ArchiveError, match="sha256"):
+        read_all(plain, ROOT, hashlib.sha256(data).hexdigest())  # the recorded hash is of the file as it is
+
+
+def test_plain_tar_cut_short(tmp_path: Path) -> None:
+    raw = gzip.decompress(good_archive())
+    with tarfile.open(fileobj=io.BytesIO(raw)) as tar:
+        offset = tar.getmember(f"{ROOT}/server/main.py").offset_data
+    for cut in (offset, offset + 100, offset - 512):
+        path = write(tmp_path, raw[:cut], "cut.tar")
+        with pytest.raises(ArchiveError, match=r"cut\.tar is not a whole tar"):
+            archive.verify(path)
+        with pytest.raises(ArchiveError):
+            read_all(path, ROOT)

@@ -6,12 +6,33 @@ The reference definition, which every faster path must equal::
 
 ``bytes.lower`` folds ASCII letters only, so binary files and any encoding are counted
 byte for byte. A file arrives as a stream of chunks; a match straddling two chunks counts
-once, and memory stays bounded by the chunk size whatever the file's size.
+once, and memory stays bounded by the chunk size whatever the file's size: each buffer
+scanned is the chunk plus at most ``max(len(term)) - 1`` bytes carried from the one before.
+
+Two engines give the same counts:
+
+- ``hyperscan`` (``pipeline.scan.match``): one multi-pattern caseless scan per buffer for
+  all terms, lower-casing nothing unless the caller asks for the lower-cased bytes. The
+  default when the ``hyperscan`` package imports.
+- ``python``: ``bytes.lower`` then ``bytes.find``/``count`` per term. The default when
+  hyperscan is missing, and what the native engine hands a buffer dense with matches to.
+
+The environment variable ``CENSUS_MATCHER`` picks one: ``python`` forces the pure-Python
+engine, ``hyperscan`` requires the native one (``ImportError`` without it), and ``auto`` or
+unset takes hyperscan when available. ``TermCounter(terms, engine=...)`` overrides it.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pipeline.scan.match import NativeMatcher
+
+ENGINE_VARIABLE = "CENSUS_MATCHER"
+ENGINES = ("auto", "hyperscan", "python")
 
 
 def needle(term: str) -> bytes:
@@ -24,18 +45,42 @@ def has_border(pattern: bytes) -> bool:
     return any(pattern[:k] == pattern[-k:] for k in range(1, len(pattern)))
 
 
+def native_matcher(needles: Sequence[bytes], engine: str | None = None) -> NativeMatcher | None:
+    """The hyperscan matcher for ``needles``, or ``None`` when the Python engine counts them.
+
+    ``engine`` (else ``$CENSUS_MATCHER``, else ``auto``) is one of ``ENGINES``.
+    """
+    choice = (engine or os.environ.get(ENGINE_VARIABLE) or "auto").strip().lower()
+    if choice not in ENGINES:
+        raise ValueError(f"unknown matcher {choice!r} (known: {', '.join(ENGINES)}); see ${ENGINE_VARIABLE}")
+    if choice == "python" or not needles or not all(needles):
+        return None
+    try:
+        from pipeline.scan.match import NativeMatcher
+    except ImportError:
+        if choice == "hyperscan":
+            raise
+        return None
+    return NativeMatcher(needles)
+
+
 class TermCounter:
     """Counts a fixed list of terms in files given as chunk streams.
 
     Each term is counted independently (overlapping *terms* both count); within one term,
-    occurrences are counted leftmost-first without overlap, as ``bytes.count`` does.
+    occurrences are counted leftmost-first without overlap, as ``bytes.count`` does. One
+    counter serves one thread at a time (the native engine owns one scratch space).
     """
 
-    def __init__(self, terms: Sequence[str]) -> None:
+    def __init__(self, terms: Sequence[str], engine: str | None = None) -> None:
         self.terms = tuple(terms)
         self._needles = [needle(t) for t in self.terms]
+        self._lens = [len(n) for n in self._needles]
         self._bordered = [has_border(n) for n in self._needles]
-        self._carry_len = max(len(n) for n in self._needles) - 1 if self._needles else 0
+        self._carry_len = max(self._lens) - 1 if self._needles else 0
+        self._native = native_matcher(self._needles, engine)
+        self.engine = "python" if self._native is None else "hyperscan"
+        """the engine in use: ``hyperscan`` or ``python``."""
 
     def count_bytes(self, data: bytes) -> list[int]:
         """Counts in one whole buffer (the reference definition)."""
@@ -46,43 +91,61 @@ class TermCounter:
         """Counts in a file given as consecutive chunks; equals ``count_bytes(b"".join(chunks))``.
 
         With ``lowered``, each chunk's lower-cased bytes are appended to it (the detector's
-        prefilters read them, so the file is lower-cased once).
+        prefilters read them, so the file is lower-cased once); without it the native engine
+        lower-cases nothing.
         """
         counts = [0] * len(self._needles)
-        # resume[i]: first offset in the next buffer where term i may start a new match
+        # resume[i]: first offset in the current buffer where term i may start a new match
         resume = [0] * len(self._needles)
-        carry = b""
+        native = self._native
+        prev = b""
         for chunk in chunks:
             if not chunk:
                 continue
-            low = chunk.lower()
+            low = lowered is not None or native is None  # the buffer is lower-cased
+            data = chunk.lower() if low else chunk
             if lowered is not None:
-                lowered.append(low)
-            buf = carry + low if carry else low
-            for i, pattern in enumerate(self._needles):
-                found, resume[i] = self._count_in(buf, pattern, resume[i], self._bordered[i])
-                counts[i] += found
-            keep = min(self._carry_len, len(buf))
-            carry = buf[len(buf) - keep :]
-            shift = len(buf) - keep
-            resume = [max(r - shift, 0) for r in resume]
+                lowered.append(data)
+            buf = self._carry(prev, resume) + data if prev else data
+            if native is None or not native.count(buf, counts, resume):
+                self._count_python(buf if low else buf.lower(), counts, resume)
+            prev = buf
         return counts
 
-    def _count_in(self, buf: bytes, pattern: bytes, start: int, bordered: bool) -> tuple[int, int]:
-        """Matches of ``pattern`` in ``buf`` from ``start``, and where the next search resumes.
+    def _carry(self, buf: bytes, resume: list[int]) -> bytes:
+        """The tail of ``buf`` the next buffer starts with; ``resume`` is moved to its offsets.
 
-        Positions whose match would end inside ``buf`` are fully examined here, so the next
-        buffer resumes at the first position not yet examined or after the last match.
+        Every position whose match would end inside ``buf`` has been examined, so each term
+        resumes no earlier than the first position that was not.
         """
-        examined_to = len(buf) - len(pattern) + 1
-        if bordered:
-            found, last_end = 0, start
-            pos = buf.find(pattern, start)
-            while pos != -1:
-                found, last_end = found + 1, pos + len(pattern)
-                pos = buf.find(pattern, last_end)
-            return found, max(last_end, examined_to)
-        found = buf.count(pattern, start)
-        tail = buf.rfind(pattern, max(start, examined_to - len(pattern), 0))
-        last_end = tail + len(pattern) if tail != -1 else start
-        return found, max(last_end, examined_to, start)
+        keep = min(self._carry_len, len(buf))
+        shift = len(buf) - keep
+        for i, length in enumerate(self._lens):
+            resume[i] = max(resume[i], len(buf) - length + 1, shift) - shift
+        return buf[shift:]
+
+    def _count_python(self, low: bytes, counts: list[int], resume: list[int]) -> None:
+        """Adds the matches in the lower-cased buffer ``low`` to ``counts``, advancing ``resume``."""
+        for i, pattern in enumerate(self._needles):
+            found, resume[i] = _count_in(low, pattern, resume[i], self._bordered[i])
+            counts[i] += found
+
+
+def _count_in(buf: bytes, pattern: bytes, start: int, bordered: bool) -> tuple[int, int]:
+    """Matches of ``pattern`` in ``buf`` from ``start``, and where the next search resumes.
+
+    Positions whose match would end inside ``buf`` are fully examined here, so the next
+    buffer resumes at the first position not yet examined or after the last match.
+    """
+    examined_to = len(buf) - len(pattern) + 1
+    if bordered:
+        found, last_end = 0, start
+        pos = buf.find(pattern, start)
+        while pos != -1:
+            found, last_end = found + 1, pos + len(pattern)
+            pos = buf.find(pattern, last_end)
+        return found, max(last_end, examined_to)
+    found = buf.count(pattern, start)
+    tail = buf.rfind(pattern, max(start, examined_to - len(pattern), 0))
+    last_end = tail + len(pattern) if tail != -1 else start
+    return found, max(last_end, examined_to, start)

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from pipeline.archive import Entry
 from pipeline.scan.count import TermCounter
-from pipeline.scan.detect import Detection, Detector
+
+if TYPE_CHECKING:  # the detector (and tree-sitter) is imported only by those who pass one
+    from pipeline.scan.detect import Detection, Detector
 
 
 @dataclass(frozen=True)
@@ -33,9 +36,11 @@ def scan_tree(entries: Iterable[Entry], terms: tuple[str, ...], detector: Detect
     """Count ``terms`` in every regular file of ``entries``; with a ``detector``, find its tools too.
 
     The detector is handed the bytes the counter reads (``wants`` / ``add``), then asked
-    for its findings (``finish``): one read of each member serves both.
+    for its findings (``finish``): one read of each member serves both. Its prefilter
+    words are counted in the same pass, so a file that names none of them costs it nothing.
     """
-    counter = TermCounter(terms)
+    words = detector.prefilter_words() if detector is not None else ()
+    counter, wider = TermCounter(terms), TermCounter((*terms, *words))
     files = content = 0
     counts: list[tuple[str, str, int]] = []
     skipped: list[tuple[str, str]] = []
@@ -48,12 +53,12 @@ def scan_tree(entries: Iterable[Entry], terms: tuple[str, ...], detector: Detect
         content += member.size_bytes
         if detector is not None and detector.wants(member.path, member.size_bytes):
             parts: list[bytes] = []
-            lowered: list[bytes] = []
-            found = counter.count_chunks(_kept(chunks, parts), lowered)
-            detector.add(member.path, b"".join(parts), b"".join(lowered))
+            found = wider.count_chunks(_kept(chunks, parts))
+            present = frozenset(w for w, n in zip(words, found[len(terms) :], strict=True) if n)
+            detector.add(member.path, b"".join(parts), present)
         else:
             found = counter.count_chunks(chunks)
-        counts.extend((member.path, term, n) for term, n in zip(terms, found, strict=True) if n)
+        counts.extend((member.path, term, n) for term, n in zip(terms, found, strict=False) if n)
     detection = detector.finish() if detector is not None else None
     return TreeScan(files, len(skipped), content, tuple(counts), tuple(skipped), detection)
 

@@ -38,7 +38,9 @@ KEEP_TREES_BYTES = 16 << 20
 #: a source file is kept for the detectors only if it contains one of these (lower-cased):
 #: every registration names a tool; constants and presets name a hint or annotations; the
 #: module that builds the server (``mcp = FastMCP(...)``) names MCP
-KEEP_WORDS = (b"tool", b"mcp", b"hint", b"annotation")
+KEEP_WORDS = ("tool", "mcp", "hint", "annotation")
+#: a left-out file is worth recording only if it names one of these (see ``paths.relevant``)
+RELEVANT_WORDS = ("mcp", "hint", "annotation", "modelcontextprotocol")
 
 #: language -> "module:class" of its detector (imported on first use)
 LANGUAGES = {
@@ -112,8 +114,13 @@ class Detector:
             return False
         return role is not None
 
-    def add(self, path: str, data: bytes, lower: bytes | None = None) -> None:
-        """Take one wanted file's content (and its lower-cased bytes, when already computed)."""
+    def prefilter_words(self) -> tuple[str, ...]:
+        """Words the scan counts in the same pass and reports to ``add`` (case-insensitive)."""
+        return tuple(dict.fromkeys((*KEEP_WORDS, *RELEVANT_WORDS)))
+
+    def add(self, path: str, data: bytes, present: frozenset[str] | None = None) -> None:
+        """Take one wanted file's content; ``present``, when given, holds the prefilter words
+        it contains (the scan counted them), so files that name none are set aside unread."""
         role = self._role(path)
         if role is None:
             return
@@ -121,13 +128,13 @@ class Detector:
         if kind == "manifest":
             self.dependencies.add(deps.parse(path, data))
             return
-        file = SourceFile(path, data, lower)
+        file = SourceFile(path, data)
         if kind == "source" and self._kept_bytes + len(data) > MAX_KEPT_BYTES:
             kind, detail = "over-limit", f"more than {MAX_KEPT_BYTES} bytes of candidate source"
         if kind != "source":
-            if (marker := paths.relevant(file.lower)) is not None:
+            if _names_any(present, RELEVANT_WORDS, file) and (marker := paths.relevant(file.lower)) is not None:
                 self._exclusions.append(Exclusion(path, kind, f"{detail} (mentions {marker.decode()})"))
-        elif any(word in file.lower for word in KEEP_WORDS):  # faster than a regex
+        elif _names_any(present, KEEP_WORDS, file):
             self._files[detail].append(file)
             self._kept_bytes += len(data)
 
@@ -190,3 +197,10 @@ def _role(path: str) -> tuple[str, str] | None:
     if (why := paths.exclusion(path)) is not None:
         return why
     return ("source", language) if language is not None else None
+
+
+def _names_any(present: frozenset[str] | None, words: tuple[str, ...], file: SourceFile) -> bool:
+    """Whether ``file`` names one of ``words``: from the scan's counts, or by looking."""
+    if present is not None:
+        return not present.isdisjoint(words)
+    return any(word.encode() in file.lower for word in words)
