@@ -29,7 +29,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from pipeline.scan.match import NativeMatcher
+    from pipeline.scan.match import NativeMatcher, NativePresence
 
 ENGINE_VARIABLE = "CENSUS_MATCHER"
 ENGINES = ("auto", "hyperscan", "python")
@@ -149,3 +149,25 @@ def _count_in(buf: bytes, pattern: bytes, start: int, bordered: bool) -> tuple[i
     tail = buf.rfind(pattern, max(start, examined_to - len(pattern), 0))
     last_end = tail + len(pattern) if tail != -1 else start
     return found, max(last_end, examined_to, start)
+
+
+class WordPresence:
+    """Which of a fixed list of words a file contains, case-insensitively (ASCII): the
+    detector's prefilter, run over the bytes the scan already holds. Same engines as
+    ``TermCounter``; the native one reports each word at most once per file."""
+
+    def __init__(self, words: Sequence[str], engine: str | None = None) -> None:
+        self.words = tuple(words)
+        self._needles = [needle(w) for w in self.words]
+        self._native: NativePresence | None = None
+        if native_matcher(self._needles, engine) is not None:
+            from pipeline.scan.match import NativePresence
+
+            self._native = NativePresence(self._needles)
+
+    def present(self, data: bytes) -> frozenset[str]:
+        """The words that occur in ``data``."""
+        if self._native is not None:
+            return frozenset(self.words[i] for i in self._native.present(data))
+        low = data.lower()
+        return frozenset(w for w, n in zip(self.words, self._needles, strict=True) if n in low)

@@ -93,3 +93,33 @@ def _callback(lens: list[int], found: list[int], starts: list[int], tally: list[
         return tally[0] > tally[1]
 
     return on_match
+
+
+class NativePresence:
+    """Which of several words occur in a buffer, case-insensitively: each word is reported at
+    most once per scan (``HS_FLAG_SINGLEMATCH``), so frequent words cost nothing extra."""
+
+    def __init__(self, needles: Sequence[bytes]) -> None:
+        if not needles or not all(needles):
+            raise ValueError("the native matcher needs at least one needle, none empty")
+        self._db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+        self._db.compile(
+            expressions=[expression(n) for n in needles],
+            ids=list(range(len(needles))),
+            elements=len(needles),
+            flags=hyperscan.HS_FLAG_CASELESS | hyperscan.HS_FLAG_SINGLEMATCH,
+        )
+        self._seen: set[int] = set()
+        seen = self._seen
+
+        def on_match(word: int, _start: int, _end: int, _flags: int, _context: object) -> bool:
+            seen.add(word)
+            return False
+
+        self._on_match: _OnMatch = on_match
+
+    def present(self, data: bytes) -> set[int]:
+        """The indexes of the needles found in ``data``."""
+        self._seen.clear()
+        self._db.scan(data, match_event_handler=self._on_match)
+        return set(self._seen)

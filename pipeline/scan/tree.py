@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from pipeline.archive import Entry
-from pipeline.scan.count import TermCounter
+from pipeline.scan.count import TermCounter, WordPresence
 
 if TYPE_CHECKING:  # the detector (and tree-sitter) is imported only by those who pass one
     from pipeline.scan.detect import Detection, Detector
@@ -36,11 +36,12 @@ def scan_tree(entries: Iterable[Entry], terms: tuple[str, ...], detector: Detect
     """Count ``terms`` in every regular file of ``entries``; with a ``detector``, find its tools too.
 
     The detector is handed the bytes the counter reads (``wants`` / ``add``), then asked
-    for its findings (``finish``): one read of each member serves both. Its prefilter
-    words are counted in the same pass, so a file that names none of them costs it nothing.
+    for its findings (``finish``): one read of each member serves both. Its prefilter words
+    are looked for in the bytes already held (one native multi-pattern scan per file), so
+    a file that names none of them costs it nothing more.
     """
-    words = detector.prefilter_words() if detector is not None else ()
-    counter, wider = TermCounter(terms), TermCounter((*terms, *words))
+    counter = TermCounter(terms)
+    presence = WordPresence(detector.prefilter_words()) if detector is not None else None
     files = content = 0
     counts: list[tuple[str, str, int]] = []
     skipped: list[tuple[str, str]] = []
@@ -53,12 +54,12 @@ def scan_tree(entries: Iterable[Entry], terms: tuple[str, ...], detector: Detect
         content += member.size_bytes
         if detector is not None and detector.wants(member.path, member.size_bytes):
             parts: list[bytes] = []
-            found = wider.count_chunks(_kept(chunks, parts))
-            present = frozenset(w for w, n in zip(words, found[len(terms) :], strict=True) if n)
-            detector.add(member.path, b"".join(parts), present)
+            found = counter.count_chunks(_kept(chunks, parts))
+            data = b"".join(parts)
+            detector.add(member.path, data, presence.present(data) if presence else None)
         else:
             found = counter.count_chunks(chunks)
-        counts.extend((member.path, term, n) for term, n in zip(terms, found, strict=False) if n)
+        counts.extend((member.path, term, n) for term, n in zip(terms, found, strict=True) if n)
     detection = detector.finish() if detector is not None else None
     return TreeScan(files, len(skipped), content, tuple(counts), tuple(skipped), detection)
 

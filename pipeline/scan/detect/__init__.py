@@ -93,6 +93,7 @@ class Detector:
     """Collects one tree's relevant files during the scan pass, then detects its tools."""
 
     def __init__(self) -> None:
+        self._words: tuple[str, ...] = ()
         self._reset()
 
     def _reset(self) -> None:
@@ -115,8 +116,14 @@ class Detector:
         return role is not None
 
     def prefilter_words(self) -> tuple[str, ...]:
-        """Words the scan counts in the same pass and reports to ``add`` (case-insensitive)."""
-        return tuple(dict.fromkeys((*KEEP_WORDS, *RELEVANT_WORDS)))
+        """Lower-case words the scan looks for in each wanted file and reports to ``add``: the
+        framework's own and every language detector's ``PREFILTER`` (read with ``has_any``)."""
+        if not self._words:
+            found = [*KEEP_WORDS, *RELEVANT_WORDS]
+            for language in LANGUAGES:
+                found.extend(getattr(factory(language), "PREFILTER", ()))
+            self._words = tuple(dict.fromkeys(found))
+        return self._words
 
     def add(self, path: str, data: bytes, present: frozenset[str] | None = None) -> None:
         """Take one wanted file's content; ``present``, when given, holds the prefilter words
@@ -128,13 +135,13 @@ class Detector:
         if kind == "manifest":
             self.dependencies.add(deps.parse(path, data))
             return
-        file = SourceFile(path, data)
+        file = SourceFile(path, data, present, frozenset(self._words) if present is not None else frozenset())
         if kind == "source" and self._kept_bytes + len(data) > MAX_KEPT_BYTES:
             kind, detail = "over-limit", f"more than {MAX_KEPT_BYTES} bytes of candidate source"
         if kind != "source":
-            if _names_any(present, RELEVANT_WORDS, file) and (marker := paths.relevant(file.lower)) is not None:
+            if file.has_any(RELEVANT_WORDS) and (marker := paths.relevant(file.lower)) is not None:
                 self._exclusions.append(Exclusion(path, kind, f"{detail} (mentions {marker.decode()})"))
-        elif _names_any(present, KEEP_WORDS, file):
+        elif file.has_any(KEEP_WORDS):
             self._files[detail].append(file)
             self._kept_bytes += len(data)
 
@@ -198,9 +205,3 @@ def _role(path: str) -> tuple[str, str] | None:
         return why
     return ("source", language) if language is not None else None
 
-
-def _names_any(present: frozenset[str] | None, words: tuple[str, ...], file: SourceFile) -> bool:
-    """Whether ``file`` names one of ``words``: from the scan's counts, or by looking."""
-    if present is not None:
-        return not present.isdisjoint(words)
-    return any(word.encode() in file.lower for word in words)

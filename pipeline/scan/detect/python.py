@@ -84,8 +84,18 @@ def captures(file: SourceFile) -> dict[str, list[Node]]:
     return capture_map(compiled("tree_sitter_python", "language", _QUERY), file.tree.root_node)
 
 
+def _words(markers: tuple[bytes, ...]) -> tuple[str, ...]:
+    return tuple(m.decode() for m in markers)
+
+
+_HINT_WORDS, _INDEX_WORDS, _DETECT_WORDS = _words(HINT_MARKERS), _words(INDEX_MARKERS), _words(DETECT_WORDS)
+
+
 class PythonDetector:
     """Finds Python tool definitions; one instance per tree."""
+
+    #: words the scan looks for in every file in the same pass (``SourceFile.has_any``)
+    PREFILTER = (*_words(HINT_MARKERS), *_words(INDEX_MARKERS), *_words(DETECT_WORDS), "class toolannotations")
 
     def __init__(self, dependencies: Dependencies) -> None:
         self.dependencies = dependencies
@@ -94,9 +104,7 @@ class PythonDetector:
 
     def index(self, file: SourceFile) -> None:
         """Phase 1: learn constants, presets, helpers, module objects and wrappers."""
-        lower = file.lower
-        hints = b"hint" in lower and any(marker in lower for marker in HINT_MARKERS)
-        if not hints and not any(marker in lower for marker in INDEX_MARKERS):
+        if not file.has_any(_HINT_WORDS) and not file.has_any(_INDEX_WORDS):
             return
         found = captures(file)
         scope = build_scope(file, found, self.project)
@@ -106,11 +114,9 @@ class PythonDetector:
         """Phase 2: the tools ``file`` defines, or why it is left out."""
         if not self._wrapper_markers:
             self._wrapper_markers = self._wrapper_uses() or (b"\0",)
-        lower = file.lower
-        wrapped = any(m in lower for m in self._wrapper_markers)
-        own_type = b"class toolannotations" in lower
-        imports = any(word in lower for word in DETECT_WORDS) and DETECT_IMPORT.search(lower)
-        if not (wrapped or own_type or (imports and DETECT_SHAPE.search(lower))):
+        own_type = file.has_any(("class toolannotations",))
+        imports = file.has_any(_DETECT_WORDS) and DETECT_IMPORT.search(file.lower)
+        if not (own_type or (imports and DETECT_SHAPE.search(file.lower)) or self._wrapped(file)):
             return
         found = captures(file)
         excluded = self._excluded(file, found)
@@ -122,6 +128,10 @@ class PythonDetector:
         if not tools and _client_code(file, scope):
             yield Exclusion(file.path, "client-code", "reads tool annotations through an MCP client")
         yield from tools
+
+    def _wrapped(self, file: SourceFile) -> bool:
+        """Whether ``file`` uses one of the project's wrappers (names learnt in phase 1)."""
+        return self._wrapper_markers != (b"\0",) and any(m in file.lower for m in self._wrapper_markers)
 
     def _wrapper_uses(self) -> tuple[bytes, ...]:
         """Lower-cased byte shapes of a use of a known wrapper: ``registry.tool``, ``Registry(``, ``my_tool(``."""
@@ -175,7 +185,7 @@ def _defines_method(data: bytes, node: Node, method: str) -> bool:
 
 
 def _client_code(file: SourceFile, scope: Scope) -> bool:
-    if not any(marker in file.lower for marker in HINT_MARKERS):
+    if not file.has_any(_HINT_WORDS):
         return False
     client = any(q.split(".")[0] in ("mcp", "fastmcp") and any(c in q for c in CLIENT_NAMES)
                  for q in scope.imports.values())

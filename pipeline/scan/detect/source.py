@@ -8,6 +8,7 @@ created once per process and language.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
@@ -65,8 +66,24 @@ class SourceFile:
     """path inside the tree."""
     data: bytes
     """the whole content."""
+    present: frozenset[str] | None = None
+    """the prefilter words the scan found in it, when it looked (see ``asked``)."""
+    asked: frozenset[str] = frozenset()
+    """the words the scan looked for (``Detector.prefilter_words``)."""
     _lower: bytes | None = field(default=None, repr=False)
     _tree: Any = field(default=None, repr=False)
+
+    def has_any(self, words: Iterable[str]) -> bool:
+        """Whether the file contains one of ``words`` (lower-case), ignoring ASCII case: a set
+        look-up for words the scan already looked for, a byte search otherwise."""
+        known = self.present
+        for word in words:
+            if known is not None and word in self.asked:
+                if word in known:
+                    return True
+            elif word.encode() in self.lower:
+                return True
+        return False
 
     @property
     def lower(self) -> bytes:

@@ -52,8 +52,20 @@ _SDK_METHOD = re.compile(rb"^\s*(?:public\s+)?(?:registerTool|tool|addTool)\s*(?
 _OWN_TYPE = re.compile(rb"\b(?:interface|type)\s+(\w*ToolAnnotations\w*)\b")
 
 
+def _words(markers: tuple[bytes, ...]) -> tuple[str, ...]:
+    return tuple(m.decode() for m in markers)
+
+
+_INDEX_MARKERS_WORDS = _words(_INDEX_MARKERS)
+_DETECT_MARKERS_WORDS = _words(_DETECT_MARKERS)
+_CALL_MARKERS_WORDS = _words(_CALL_MARKERS)
+
+
 class TypeScriptDetector:
     """Finds tool definitions in .ts/.tsx/.js files of one tree (two phases)."""
+
+    #: words the scan looks for in every file in the same pass (``SourceFile.has_any``)
+    PREFILTER = (*_words(_INDEX_MARKERS), *_words(_DETECT_MARKERS), *_words(_CALL_MARKERS), "registertool")
 
     def __init__(self, dependencies: Dependencies) -> None:
         self.dependencies = dependencies
@@ -65,20 +77,20 @@ class TypeScriptDetector:
     def index(self, file: SourceFile) -> None:
         """Phase 1: constants, helpers, wrappers, OpenClaw shims, Mastra servers."""
         self._project.note_module(file)
-        if any(m in file.lower for m in _INDEX_MARKERS):
+        if file.has_any(_INDEX_MARKERS_WORDS):
             self._project.note(file)
 
     def detect(self, file: SourceFile) -> Iterator[Tool | Exclusion]:
         """Phase 2: the file's tool definitions, or why it is left out."""
-        claw = b"registertool" in file.lower and self._openclaw_evidence(file)
-        if not (claw or self._wanted(file.lower)):
+        claw = file.has_any(("registertool",)) and self._openclaw_evidence(file)
+        if not (claw or self._wanted(file)):
             return
         imports = imports_of(file.path, file.data, self._project.openclaw_modules)
         if not imports.openclaw and self._openclaw_plugin(file):
             imports = replace(imports, openclaw_local=True)
         elif not imports.openclaw and claw:
             imports = replace(imports, openclaw_shaped=True)
-        rows = list(self._rows(file, imports)) if self._calls_a_form(file.lower) else []
+        rows = list(self._rows(file, imports)) if self._calls_a_form(file) else []
         yield from rows
         if not rows and (excluded := _exclusion(file, imports)) is not None:
             yield excluded
@@ -93,17 +105,17 @@ class TypeScriptDetector:
         return manifest_openclaw(self.dependencies, file.path) or \
             imports_openclaw_type(file.path, file.data, self._project.openclaw_types)
 
-    def _calls_a_form(self, lower: bytes) -> bool:
-        if any(m in lower for m in _CALL_MARKERS):
+    def _calls_a_form(self, file: SourceFile) -> bool:
+        if file.has_any(_CALL_MARKERS_WORDS):
             return True
-        return any(name.lower().encode() in lower for name in self._project.wrappers)
+        return any(name.lower().encode() in file.lower for name in self._project.wrappers)
 
-    def _wanted(self, lower: bytes) -> bool:
-        if any(m in lower for m in _DETECT_MARKERS):
+    def _wanted(self, file: SourceFile) -> bool:
+        if file.has_any(_DETECT_MARKERS_WORDS):
             return True
-        if self._project.openclaw_modules and b"registertool" in lower:
+        if self._project.openclaw_modules and file.has_any(("registertool",)):
             return True
-        return any(name.lower().encode() in lower for name in self._project.wrappers)
+        return any(name.lower().encode() in file.lower for name in self._project.wrappers)
 
     def _rows(self, file: SourceFile, imports: Imports) -> Iterator[Tool]:
         res = self._project.resolver()
