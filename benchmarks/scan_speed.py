@@ -197,7 +197,7 @@ def census_count(path: Path, detect: bool) -> tuple[float, int, dict[str, Any]]:
     with tempfile.TemporaryDirectory() as tmp, open(f"{tmp}/out", "w+b") as out, open(f"{tmp}/err", "w+b") as err:
         command = [timer, "-f", "%M", "-o", f"{tmp}/rss", *command] if timer else command
         start = time.perf_counter()
-        process = subprocess.Popen(command, stdout=out, stderr=err)
+        process = subprocess.Popen(command, stdout=out, stderr=err, env=CENSUS_ENV)
         polled = _wait(process, poll=timer is None)
         seconds = time.perf_counter() - start
         if process.returncode != 0:
@@ -207,6 +207,11 @@ def census_count(path: Path, detect: bool) -> tuple[float, int, dict[str, Any]]:
         out.seek(0)
         report: dict[str, Any] = json.loads(out.read())
     return seconds, peak, report
+
+
+#: census runs as an installed command would: with its bytecode cached (the warm-up run writes it),
+#: even where this shell sets PYTHONDONTWRITEBYTECODE
+CENSUS_ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
 def _wait(process: subprocess.Popen[bytes], poll: bool) -> int:

@@ -34,20 +34,25 @@ CLIENT_MARKERS = (b"mcptoolmetadatakeys", b"dev.langchain4j.mcp", b"io.modelcont
                   b"modelcontextprotocol.kotlin.sdk.client", b"listtools(")
 
 
-def query(module: str, pattern: str) -> tree_sitter.Query:
-    """A tree-sitter query over the grammar of ``module`` (compiled once per process)."""
-    return compiled(module, "language", pattern)
+#: a query not compiled yet: (grammar module, pattern); compiled on first use, once per process
+Query = tuple[str, str]
 
 
-def captured(q: tree_sitter.Query, root: Node) -> list[Node]:
+def query(module: str, pattern: str) -> Query:
+    """A tree-sitter query over the grammar of ``module``, compiled when first run (compiling
+    costs milliseconds: module constants must not pay it at import)."""
+    return module, pattern
+
+
+def captured(q: Query, root: Node) -> list[Node]:
     """Every node captured by ``q`` under ``root`` (captures named ``_x`` aside), in source order."""
-    found = tree_sitter.QueryCursor(q).captures(root)
+    found = tree_sitter.QueryCursor(compiled(q[0], "language", q[1])).captures(root)
     nodes = [n for name, group in found.items() if not name.startswith("_") for n in group]
     return sorted(nodes, key=lambda n: n.start_byte)
 
 
 @cache
-def calls_query(module: str, template: str, names: tuple[str, ...]) -> tree_sitter.Query:
+def calls_query(module: str, template: str, names: tuple[str, ...]) -> Query:
     """A query for calls of the project wrappers ``names`` (``{names}`` in ``template``)."""
     return query(module, template.replace("{names}", " ".join(f'"{n}"' for n in names)))
 
