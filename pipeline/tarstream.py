@@ -76,7 +76,7 @@ def _number(field: bytes) -> int:
         value = int.from_bytes(field[1:], "big")
         return value - 256 ** (len(field) - 1) if field[0] == 0o377 else value
     try:
-        return int(_nts(field).decode("ascii").strip() or "0", 8)
+        return int(_nts(field).strip() or b"0", 8)  # int() reads ASCII digits from bytes
     except ValueError:
         raise _broken("invalid header") from None
 

@@ -87,12 +87,10 @@ class TermCounter:
         low = data.lower()
         return [low.count(n) for n in self._needles]
 
-    def count_chunks(self, chunks: Iterable[bytes], lowered: list[bytes] | None = None) -> list[int]:
+    def count_chunks(self, chunks: Iterable[bytes]) -> list[int]:
         """Counts in a file given as consecutive chunks; equals ``count_bytes(b"".join(chunks))``.
 
-        With ``lowered``, each chunk's lower-cased bytes are appended to it (the detector's
-        prefilters read them, so the file is lower-cased once); without it the native engine
-        lower-cases nothing.
+        The native engine lower-cases nothing; the Python one lower-cases each chunk once.
         """
         counts = [0] * len(self._needles)
         # resume[i]: first offset in the current buffer where term i may start a new match
@@ -102,13 +100,10 @@ class TermCounter:
         for chunk in chunks:
             if not chunk:
                 continue
-            low = lowered is not None or native is None  # the buffer is lower-cased
-            data = chunk.lower() if low else chunk
-            if lowered is not None:
-                lowered.append(data)
+            data = chunk.lower() if native is None else chunk
             buf = self._carry(prev, resume) + data if prev else data
             if native is None or not native.count(buf, counts, resume):
-                self._count_python(buf if low else buf.lower(), counts, resume)
+                self._count_python(buf if native is None else buf.lower(), counts, resume)
             prev = buf
         return counts
 
