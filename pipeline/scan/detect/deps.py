@@ -111,7 +111,7 @@ def _package_json(text: str) -> Parsed:
             yield name, str(version)
 
 
-_PEP508 = re.compile(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*([^;#]*)")
+_PEP508 = re.compile(r"\A[ \t]*([A-Za-z0-9][A-Za-z0-9._-]*)[ \t]*(?:\[[^\]]*\])?[ \t]*([^;#]*)")
 
 
 def _requirement(line: str) -> tuple[str, str | None] | None:
@@ -140,11 +140,20 @@ def _pyproject(text: str) -> Parsed:
         yield name.lower(), spec if isinstance(spec, str) else (spec or {}).get("version")
 
 
-_GO_REQUIRE = re.compile(r"^\s*(?:require\s+)?([\w.\-~/]+\.[\w.\-~/]+)\s+(v[\w.\-+]+)", re.M)
-
-
 def _go_mod(text: str) -> Parsed:
-    yield from _GO_REQUIRE.findall(text)
+    """``require x v1`` lines and the lines of ``require ( ... )`` blocks, read line by line (a
+    regular expression over the whole file can be made slow by a hostile go.mod)."""
+    block = False
+    for line in text.splitlines():
+        words = line.split("//", 1)[0].split()
+        if words[:2] == ["require", "("] or words == ["require("]:
+            block = True
+        elif words == [")"]:
+            block = False
+        elif words[:1] == ["require"] and len(words) >= 3 and words[2].startswith("v"):
+            yield words[1], words[2]
+        elif block and len(words) >= 2 and words[1].startswith("v"):
+            yield words[0], words[1]
 
 
 def _cargo(text: str) -> Parsed:
@@ -160,7 +169,7 @@ _CSPROJ = re.compile(r"<Package(?:Reference|Version)\s+Include=\"([^\"]+)\"(?:\s
 _POM_DEP = re.compile(r"<dependency>(.*?)</dependency>", re.S)
 _POM_FIELD = re.compile(r"<(groupId|artifactId|version)>\s*([^<]+?)\s*</")
 _GRADLE = re.compile(r"[\"']([\w.\-]+):([\w.\-]+)(?::([\w.\-+${}]+))?[\"']")
-_GEM = re.compile(r"^\s*(?:gem|\w+\.add(?:_runtime|_development)?_dependency)\s*\(?\s*[\"']([\w.\-]+)[\"']"
+_GEM = re.compile(r"^[ \t]*(?:gem|\w+\.add(?:_runtime|_development)?_dependency)\s*\(?\s*[\"']([\w.\-]+)[\"']"
                   r"(?:\s*,\s*[\"']([^\"']+)[\"'])?", re.M)
 _SWIFT_PACKAGE = re.compile(r"\.package\s*\(\s*(?:name:\s*\"[^\"]*\",\s*)?url:\s*\"([^\"]+?)(?:\.git)?\""
                             r"(?:\s*,\s*(?:from|exact|branch|revision)?:?\s*\"([^\"]+)\")?")

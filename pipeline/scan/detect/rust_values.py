@@ -20,14 +20,25 @@ from pipeline.scan.detect.syntax import Node, named, unquote
 #: resolves an identifier (or a zero-argument helper call) to annotations, or None
 Resolver = Callable[[str, Node], "Annotations | None"]
 
-_GENERICS = re.compile(r"::<[^()]*?>|<[^()]*?>")
+#: one level of ``<...>`` with nothing nested inside (applied until nothing changes)
+_GENERICS = re.compile(r"<[^()<>]*>")
 _RAW = re.compile(r'\Ab?r(#*)"(.*)"\1\Z', re.S)
 _STRING_WRAPPERS = ("to_string", "into", "to_owned", "clone")
 
 
 def path_segments(file: SourceFile, node: Node) -> list[str]:
     """``a::b::<T>::c`` as ``['a', 'b', 'c']`` (generic arguments dropped)."""
-    return [s for s in _GENERICS.sub("", file.text(node)).replace(" ", "").split("::") if s]
+    return [s for s in _without_generics(file.text(node)).replace(" ", "").split("::") if s]
+
+
+def _without_generics(text: str) -> str:
+    """``text`` without its generic arguments: ``Json::<Vec<T>>::x`` gives ``Json::::x``."""
+    for _ in range(16):
+        stripped = _GENERICS.sub("", text)
+        if stripped == text:
+            break
+        text = stripped
+    return text
 
 
 def string_value(file: SourceFile, node: Node | None) -> str | None:

@@ -48,7 +48,7 @@ _CALL_MARKERS = (b"registertool", b"tool(", b"addtool", b"setrequesthandler", b"
 _OBJECTISH = ("object", "identifier", "call_expression")
 _HINTS = (b"readonlyhint", b"destructivehint", b"idempotenthint", b"openworldhint")
 _SDK_CLASS = re.compile(rb"\bclass\s+(?:McpServer|FastMCP)\b")
-_SDK_METHOD = re.compile(rb"^\s*(?:public\s+)?(?:registerTool|tool|addTool)\s*(?:<[^>\n]*>)?\(", re.M)
+_SDK_METHOD = re.compile(rb"^[ \t]*(?:public\s+)?(?:registerTool|tool|addTool)\s*(?:<[^>\n]*>)?\(", re.M)
 _OWN_TYPE = re.compile(rb"\b(?:interface|type)\s+(\w*ToolAnnotations\w*)\b")
 
 
