@@ -14,7 +14,7 @@ import synth
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pipeline.scan.count import ENGINE_VARIABLE, TermCounter
+from pipeline.scan.count import ENGINE_VARIABLE, TermCounter, WordPresence
 from pipeline.terms import TERM_SETS
 
 PUBLISHED = TERM_SETS["published"]  # readOnlyHint, destructiveHint, idempotentHint, openWorldHint, annotations
@@ -379,3 +379,22 @@ def test_both_engines_equal_the_reference(case: tuple[list[str], bytes, list[byt
     for name, budget in BUDGETS.items():
         with hit_budget(*budget) if budget else contextlib.nullcontext():
             assert counter.count_chunks(iter(chunks)) == expected, name
+
+
+@PROPERTY
+@given(words=st.lists(st.text(alphabet="abAB.(", min_size=1, max_size=4), min_size=1, max_size=6,
+                      unique_by=str.lower),
+       data=st.binary(max_size=300).map(lambda b: b.replace(b"\xc9", b"A")) | st.text(alphabet="abAB.( \xe9").map(
+           lambda t: t.encode()))
+def test_word_presence_equals_the_reference_on_both_engines(words: list[str], data: bytes) -> None:
+    expected = frozenset(w for w in words if w.lower().encode() in data.lower())
+    assert WordPresence(words, "python").present(data) == expected
+    if HAVE_HYPERSCAN:
+        assert WordPresence(words, "hyperscan").present(data) == expected
+
+
+@engines
+def test_word_presence_reports_a_frequent_word_once(engine: str) -> None:
+    presence = WordPresence(("tool", "mcp", "hint"), engine)
+    assert presence.present(b"TOOL tool ToOl " * 10_000 + b"mcP") == {"tool", "mcp"}
+    assert presence.present(b"") == frozenset()

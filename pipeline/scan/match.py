@@ -34,6 +34,16 @@ def expression(needle: bytes) -> bytes:
     return b"".join(b"\\x%02x" % byte for byte in needle)
 
 
+def database(needles: Sequence[bytes], flags: int) -> hyperscan.Database:
+    """A block-mode database matching each needle (id = its index) as a literal, with ``flags``."""
+    if not needles or not all(needles):
+        raise ValueError("the native matcher needs at least one needle, none empty")
+    db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+    db.compile(expressions=[expression(n) for n in needles], ids=list(range(len(needles))),
+               elements=len(needles), flags=flags)
+    return db
+
+
 class NativeMatcher:
     """Counts several non-empty byte needles, case-insensitively, in one pass per buffer.
 
@@ -42,15 +52,7 @@ class NativeMatcher:
     """
 
     def __init__(self, needles: Sequence[bytes]) -> None:
-        if not needles or not all(needles):
-            raise ValueError("the native matcher needs at least one needle, none empty")
-        self._db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
-        self._db.compile(
-            expressions=[expression(n) for n in needles],
-            ids=list(range(len(needles))),
-            elements=len(needles),
-            flags=hyperscan.HS_FLAG_CASELESS,
-        )
+        self._db = database(needles, hyperscan.HS_FLAG_CASELESS)
         self._found = [0] * len(needles)  # matches counted in this buffer, per term
         self._starts = [0] * len(needles)  # per term: where its next match may start
         self._tally = [0, 0]  # matches reported in this buffer, and the budget for them
@@ -100,15 +102,7 @@ class NativePresence:
     most once per scan (``HS_FLAG_SINGLEMATCH``), so frequent words cost nothing extra."""
 
     def __init__(self, needles: Sequence[bytes]) -> None:
-        if not needles or not all(needles):
-            raise ValueError("the native matcher needs at least one needle, none empty")
-        self._db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
-        self._db.compile(
-            expressions=[expression(n) for n in needles],
-            ids=list(range(len(needles))),
-            elements=len(needles),
-            flags=hyperscan.HS_FLAG_CASELESS | hyperscan.HS_FLAG_SINGLEMATCH,
-        )
+        self._db = database(needles, hyperscan.HS_FLAG_CASELESS | hyperscan.HS_FLAG_SINGLEMATCH)
         self._seen: set[int] = set()
         seen = self._seen
 
