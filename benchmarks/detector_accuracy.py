@@ -55,10 +55,10 @@ def synthetic_archives(directory: Path, limit_bytes: int = 60 << 20) -> list[Pat
     files = [f for f in sorted(stdlib.rglob("*.py")) if f.is_file() and "site-packages" not in f.parts]
     trees = {"stdlib": (stdlib, files), "corpus": (CORPUS, [f for f in sorted(CORPUS.rglob("*")) if f.is_file()])}
     made = []
-    for name, (root, members) in trees.items():
+    for name, (root, tree_files) in trees.items():
         path, total = directory / f"{name}.tar.gz", 0
         with tarfile.open(path, "w:gz") as tar:
-            for f in members:
+            for f in tree_files:
                 if total <= limit_bytes:
                     data = f.read_bytes()
                     total += len(data)
