@@ -7,131 +7,37 @@ members (formats 0.0, 0.1 and 1.0, expanded with their holes). Framing is strict
 ``tarfile``: a missing, short or corrupt header, a bad checksum, a bad number field or data
 cut short is an error, and only a block of zeros ends the archive. Names stay raw bytes.
 """
-
 from __future__ import annotations
 
 import re
-import struct
-import zlib
 from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import Protocol
 
-BLOCK = 512
-CHUNK_BYTES = 1 << 20
+from pipeline.tarfields import (
+    _EXTENSION_TYPES,
+    _GNU_TYPES,
+    _META_CACHE_MAX,
+    _PAX_TYPES,
+    _ZEROS,
+    BLOCK,
+    CHUNK_BYTES,
+    EXTENSION_MAX,
+    Header,
+    Readable,
+    TarStreamError,
+    _apply_pax,
+    _broken,
+    _checksum_ok,
+    _has_data,
+    _integer,
+    _nts,
+    _number,
+    _padded,
+    _pax_records,
+    _rechunk,
+    _zeros,
+)
 
-_ZEROS = bytes(BLOCK)
-_PAX_TYPES = (b"x", b"X", b"g")
-_EXTENSION_TYPES = (*_PAX_TYPES, b"L", b"K")
-_GNU_TYPES = (b"L", b"K", b"S")
-#: types whose data tarfile does not skip (it reads their size as metadata only)
-_DATALESS_TYPES = (b"1", b"2", b"3", b"4", b"5", b"6", b"L", b"K")
-_PAX_RECORD = re.compile(rb"(\d+) ([^=]+)=")
-_SIGNED_BYTES = struct.Struct("148b8x356b")
-_META_CACHE_MAX = 1024
-#: the largest pax header, GNU long name or sparse map read whole (real ones are a few KB)
-EXTENSION_MAX = 1 << 20
-
-
-class TarStreamError(ValueError):
-    """A tar stream that is broken, cut short or not a tar stream at all."""
-
-
-class Readable(Protocol):
-    """What the reader needs from its stream: ``read(n)``, short only at the end."""
-
-    def read(self, size: int, /) -> bytes:
-        """Up to ``size`` bytes, fewer only at the end of the stream."""
-        ...
-
-
-@dataclass(slots=True)
-class Header:
-    """One member as ``tarfile`` reports it; ``name`` and ``linkname`` are raw bytes."""
-
-    name: bytes
-    linkname: bytes
-    type: bytes
-    """the typeflag (``b"0"`` regular, ``b"5"`` directory, ``b"2"`` symlink, ...)."""
-    size: int
-    """bytes of content (a sparse file counts its holes)."""
-    stored: int = 0
-    """bytes of data after the header, without the padding to a block."""
-    sparse: list[tuple[int, int]] | None = None
-    """``(offset, length)`` data runs of a pax sparse member."""
-
-
-def _broken(why: str) -> TarStreamError:
-    return TarStreamError(f"tar stream broken or cut short ({why})")
-
-
-def _nts(field: bytes) -> bytes:
-    end = field.find(b"\0")
-    return field if end < 0 else field[:end]
-
-
-def _number(field: bytes) -> int:
-    """A numeric field as tarfile's ``nti`` reads it: octal text, or base-256."""
-    if field[0] in (0o200, 0o377):
-        value = int.from_bytes(field[1:], "big")
-        return value - 256 ** (len(field) - 1) if field[0] == 0o377 else value
-    try:
-        return int(_nts(field).strip() or b"0", 8)  # int() reads ASCII digits from bytes
-    except ValueError:
-        raise _broken("invalid header") from None
-
-
-def _padded(size: int) -> int:
-    return -(-size // BLOCK) * BLOCK
-
-
-def _checksum_ok(block: bytes, recorded: int) -> bool:
-    """The unsigned or signed header sum, the checksum field counted as spaces."""
-    # adler32's low half is 1 + the byte sum mod 65521; a 256-byte half sums to at most 65280
-    unsigned = (zlib.adler32(block[:256]) & 0xFFFF) + (zlib.adler32(block[256:]) & 0xFFFF) + 254
-    if recorded == unsigned - sum(block[148:156]):
-        return True
-    signed: int = sum(_SIGNED_BYTES.unpack(block))
-    return recorded == 256 + signed
-
-
-def _pax_records(payload: bytes, into: dict[bytes, bytes]) -> None:
-    """Add the ``LENGTH KEY=VALUE\\n`` records of a pax header to ``into``, as tarfile does."""
-    pos = 0
-    while match := _PAX_RECORD.match(payload, pos):
-        length = int(match.group(1))
-        if length == 0:
-            raise _broken("invalid pax header")
-        into[match.group(2)] = payload[match.end(2) + 1 : match.start(1) + length - 1]
-        pos += length
-
-
-def _integer(value: bytes, default: int | None = None) -> int:
-    try:
-        return int(value.decode("utf-8", "surrogateescape"))
-    except ValueError:
-        if default is None:
-            raise _broken("invalid pax number") from None
-        return default
-
-
-def _apply_pax(fields: dict[bytes, bytes], header: Header) -> None:
-    """Override a header's fields with pax records, in record order (tarfile's rules)."""
-    for key, value in fields.items():
-        if key == b"path":
-            header.name = value.rstrip(b"/")
-        elif key == b"GNU.sparse.name":
-            header.name = value
-        elif key == b"linkpath":
-            header.linkname = value
-        elif key == b"size":
-            header.size = _integer(value, 0)
-        elif key in (b"GNU.sparse.size", b"GNU.sparse.realsize"):
-            header.size = _integer(value)
-
-
-def _has_data(kind: bytes) -> bool:
-    return kind not in _DATALESS_TYPES
+__all__ = ["BLOCK", "CHUNK_BYTES", "EXTENSION_MAX", "Header", "Readable", "TarReader", "TarStreamError"]
 
 
 class TarReader:
@@ -322,21 +228,3 @@ class TarReader:
             self._exact(min(count, CHUNK_BYTES))
             count -= CHUNK_BYTES
         self._left = 0
-
-
-def _zeros(count: int) -> Iterator[bytes]:
-    while count > 0:
-        yield bytes(min(count, CHUNK_BYTES))
-        count -= CHUNK_BYTES
-
-
-def _rechunk(pieces: Iterator[bytes]) -> Iterator[bytes]:
-    """Pieces regrouped into chunks of exactly ``CHUNK_BYTES`` (the last one shorter)."""
-    pending = bytearray()
-    for piece in pieces:
-        pending += piece
-        while len(pending) >= CHUNK_BYTES:
-            yield bytes(pending[:CHUNK_BYTES])
-            del pending[:CHUNK_BYTES]
-    if pending:
-        yield bytes(pending)
