@@ -7,6 +7,7 @@ members (formats 0.0, 0.1 and 1.0, expanded with their holes). Framing is strict
 ``tarfile``: a missing, short or corrupt header, a bad checksum, a bad number field or data
 cut short is an error, and only a block of zeros ends the archive. Names stay raw bytes.
 """
+
 from __future__ import annotations
 
 import re
