@@ -61,8 +61,7 @@ def _broken(why: str) -> TarStreamError:
 
 
 def _nts(field: bytes) -> bytes:
-    end = field.find(b"\0")
-    return field if end < 0 else field[:end]
+    return field.partition(b"\0")[0]
 
 
 def _number(field: bytes) -> int:
@@ -71,7 +70,7 @@ def _number(field: bytes) -> int:
         value = int.from_bytes(field[1:], "big")
         return value - 256 ** (len(field) - 1) if field[0] == 0o377 else value
     try:
-        return int(_nts(field).strip() or b"0", 8)  # int() reads ASCII digits from bytes
+        return int(field.partition(b"\0")[0].strip() or b"0", 8)  # int() reads ASCII digits from bytes
     except ValueError:
         raise _broken("invalid header") from None
 

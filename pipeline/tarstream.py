@@ -135,17 +135,18 @@ class TarReader:
         if not _checksum_ok(block, _number(block[148:156])):
             raise _broken("bad checksum")
         self._check_meta(block)
-        kind, name, size = block[156:157], _nts(block[:100]), _number(block[124:136])
+        kind, name, size = block[156:157], block[:100].partition(b"\0")[0], _number(block[124:136])
         if size < 0:
             raise _broken("negative size")
         if kind == b"\0" and name.endswith(b"/"):
             kind = b"5"
         if kind == b"5":
             name = name.rstrip(b"/")
-        prefix = _nts(block[345:500])
+        prefix = block[345:500].partition(b"\0")[0]
         if prefix and kind not in _GNU_TYPES:
             name = prefix + b"/" + name
-        return Header(name, _nts(block[157:257]), kind, size, size if _has_data(kind) else 0)
+        linkname = block[157:257].partition(b"\0")[0]
+        return Header(name, linkname, kind, size, size if _has_data(kind) else 0)
 
     def _check_meta(self, block: bytes) -> None:
         """The number fields we do not use must still parse (remembered per archive)."""

@@ -59,7 +59,8 @@ def scan_tree(entries: Iterable[Entry], terms: tuple[str, ...], detector: Detect
             detector.add(member.path, data, presence.present(data) if presence else None)
         else:
             found = counter.count_chunks(chunks)
-        counts.extend((member.path, term, n) for term, n in zip(terms, found, strict=True) if n)
+        if any(found):
+            counts.extend((member.path, term, n) for term, n in zip(terms, found, strict=True) if n)
     detection = detector.finish() if detector is not None else None
     return TreeScan(files, len(skipped), content, tuple(counts), tuple(skipped), detection)
 
