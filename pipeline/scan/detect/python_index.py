@@ -45,6 +45,14 @@ class ProjectIndex:
     wrapper_bodies: set[tuple[str, int]] = field(default_factory=set)
     """(path, start byte) of every wrapper definition: calls inside them are not tools."""
     tool_lists: set[str] = field(default_factory=set)
+    names: dict[str, str | None] = field(default_factory=dict)
+    """string constants a tool name may be read from: ``NAME = "x"`` at module level and
+    ``STATUS = "git_status"`` in a class body (key ``Class.STATUS``); None when defined twice
+    with different values."""
+
+    def name_constant(self, expression: str) -> str | None:
+        """The value of ``NAME``, ``Class.NAME`` or ``Class.NAME.value`` when it is a known constant."""
+        return self.names.get(expression.removesuffix(".value"))
 
     def object_for(self, name: str, importer: str, module: str = "") -> ObjectDef | None:
         """The module-level object ``name`` as seen from the file ``importer``: the one in the
@@ -79,6 +87,8 @@ class ProjectIndex:
         value = unquote(text(data, right)) if right.type == "string" else None
         if value is not None and (value == "title" or _hint(value)):
             self.presets.constants[name] = "title" if value == "title" else _hint(value) or ""
+        elif value is not None and (key := _constant_key(data, node, name)) is not None:
+            self.names[key] = value if self.names.get(key, value) == value else None
         elif is_hint_entries(found := entries(data, right)) and found is not None:
             self.presets.objects.setdefault(name, []).append((path, tuple(found)))
         elif right.type == "call" and _module_level(node):
@@ -125,6 +135,17 @@ class ProjectIndex:
 
 def _hint(value: str) -> str | None:
     return hint_field(value) if value[:1].isalpha() and len(value) < 40 else None
+
+
+def _constant_key(data: bytes, node: Node, name: str) -> str | None:
+    """``name`` for a module-level assignment, ``Class.name`` for one in a class body, else None."""
+    if _module_level(node):
+        return name
+    block = node.parent.parent if node.parent is not None else None
+    owner = block.parent if block is not None and block.type == "block" else None
+    if owner is not None and owner.type == "class_definition":
+        return f"{text(data, owner.child_by_field_name('name'))}.{name}"
+    return None
 
 
 def _module_level(node: Node) -> bool:

@@ -50,11 +50,18 @@ class Rows:
     def _name(self, args: Node | None, keyword: str, fallback: str | None) -> str | None:
         given = keywords(self.data, args)
         if keyword in given:
-            return string_value(self.data, given[keyword])
+            return self._literal(given[keyword])
         first = positionals(args)[:1]
         if first and first[0].type == "string":
             return string_value(self.data, first[0])
         return fallback
+
+    def _literal(self, node: Node) -> str | None:
+        """A string literal, or a string constant of the project named one level away
+        (``name=GitTools.STATUS``, ``name=TimeTools.NOW.value``, ``name=SEARCH``)."""
+        if node.type in ("identifier", "attribute"):
+            return self.index.name_constant(text(self.data, node))
+        return string_value(self.data, node)
 
     # -- wrappers -----------------------------------------------------------------------------
     def _function_wrapper(self, callee: Node | None) -> Wrapper | None:
