@@ -94,6 +94,7 @@ class Detector:
 
     def __init__(self) -> None:
         self._words: tuple[str, ...] = ()
+        self._asked: frozenset[str] = frozenset()
         self._reset()
 
     def _reset(self) -> None:
@@ -123,11 +124,12 @@ class Detector:
             for language in LANGUAGES:
                 found.extend(getattr(factory(language), "PREFILTER", ()))
             self._words = tuple(dict.fromkeys(found))
+            self._asked = frozenset(self._words)
         return self._words
 
     def add(self, path: str, data: bytes, present: frozenset[str] | None = None) -> None:
-        """Take one wanted file's content; ``present``, when given, holds the prefilter words
-        it contains (the scan counted them), so files that name none are set aside unread."""
+        """Take one wanted file's content; ``present``, when given, holds the ``prefilter_words``
+        it contains (the scan looked for them), so files that name none are set aside unread."""
         role = self._role(path)
         if role is None:
             return
@@ -135,7 +137,7 @@ class Detector:
         if kind == "manifest":
             self.dependencies.add(deps.parse(path, data))
             return
-        file = SourceFile(path, data, present, frozenset(self._words) if present is not None else frozenset())
+        file = SourceFile(path, data, present, self._asked if present is not None else frozenset())
         if kind == "source" and self._kept_bytes + len(data) > MAX_KEPT_BYTES:
             kind, detail = "over-limit", f"more than {MAX_KEPT_BYTES} bytes of candidate source"
         if kind != "source":
