@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from detect_helpers import run_language
 
 from pipeline.scan.detect.csharp import CSharpDetector
 from pipeline.scan.detect.csharp_forms import derive_name, snake_case_lower
 from pipeline.scan.detect.deps import Dependencies
 from pipeline.scan.detect.model import DYNAMIC, TRUE, Exclusion, Tool
-from pipeline.scan.detect.source import SourceFile
 
 
 @pytest.mark.parametrize(
@@ -27,10 +27,7 @@ def test_async_suffix_is_dropped_only_for_async_methods() -> None:
 
 
 def _detect(source: str) -> list[Tool | Exclusion]:
-    detector = CSharpDetector(Dependencies())
-    file = SourceFile("Tools.cs", source.encode())
-    detector.index(file)
-    return list(detector.detect(file))
+    return run_language(CSharpDetector(Dependencies()), {"Tools.cs": source})
 
 
 def test_title_sets_tool_title_and_annotations_title() -> None:

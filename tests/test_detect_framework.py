@@ -203,3 +203,10 @@ def test_the_scan_pass_detects_what_a_directory_walk_detects(tmp_path: Path) -> 
     big = [(path, name) for path, _, name, _, _ in streamed if path == "big/server.py"]
     assert big == [("big/server.py", "list_notes"), ("big/server.py", "delete_note")]
     assert [row for row in streamed if row[0] != "big/server.py"] == expected
+
+
+def test_every_relevance_marker_contains_an_anchor_word() -> None:
+    """``paths.relevant`` (and the scan's prefilter) skip files without an anchor word."""
+    from pipeline.scan.detect.paths import ANCHORS, MARKERS
+
+    assert all(any(anchor.encode() in marker for anchor in ANCHORS) for marker in MARKERS)

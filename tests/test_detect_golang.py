@@ -2,23 +2,19 @@
 
 from __future__ import annotations
 
+from detect_helpers import run_language
+
 from pipeline.scan.detect import deps
 from pipeline.scan.detect.golang import GoDetector
 from pipeline.scan.detect.golang_syntax import worth_indexing
 from pipeline.scan.detect.model import DYNAMIC, TRUE, Exclusion, Tool
-from pipeline.scan.detect.source import SourceFile
 
 OFFICIAL = 'import "github.com/modelcontextprotocol/go-sdk/mcp"\n'
 MCP_GO = 'import "github.com/mark3labs/mcp-go/mcp"\n'
 
 
 def _detect(files: dict[str, str]) -> list[Tool | Exclusion]:
-    detector = GoDetector(deps.Dependencies())
-    sources = [SourceFile(path, text.encode()) for path, text in files.items()]
-    for source in sources:
-        detector.index(source)
-        source.forget_tree()
-    return [found for source in sources for found in detector.detect(source)]
+    return run_language(GoDetector(deps.Dependencies()), files)
 
 
 def _tools(files: dict[str, str]) -> list[Tool]:

@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
+from detect_helpers import run_language
+
 from pipeline.scan.detect import deps
 from pipeline.scan.detect.jvm import JavaDetector, KotlinDetector
 from pipeline.scan.detect.jvm_common import Imports
 from pipeline.scan.detect.model import Tool
 from pipeline.scan.detect.sdks import SDKS
-from pipeline.scan.detect.source import SourceFile
 
 
 def _tools(detector: JavaDetector | KotlinDetector, path: str, code: str) -> list[Tool]:
-    file = SourceFile(path, code.encode())
-    detector.index(file)
-    return [t for t in detector.detect(file) if isinstance(t, Tool)]
+    return [t for t in run_language(detector, {path: code}) if isinstance(t, Tool)]
 
 
 def test_imports_resolve_nested_and_wildcard_names() -> None:

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-from pipeline.scan.detect import Detector
+from pipeline.scan.detect.corpus import detect_files
 from pipeline.scan.detect.model import Tool
 
 
 def _tools(files: dict[str, str]) -> list[Tool]:
-    detector = Detector()
-    for path, source in files.items():
-        if detector.wants(path, len(source)):
-            detector.add(path, source.encode())
-    return sorted(detector.finish().tools, key=lambda t: (t.path, t.line))
+    found = detect_files({path: text.encode() for path, text in files.items()}).tools
+    return sorted(found, key=lambda t: (t.path, t.line))
 
 
 def test_receiver_name_does_not_decide() -> None:

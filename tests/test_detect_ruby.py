@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from detect_helpers import run_language
 
 from pipeline.scan.detect.deps import Dependencies
 from pipeline.scan.detect.model import TRUE, Exclusion, Tool
 from pipeline.scan.detect.ruby import RubyDetector
 from pipeline.scan.detect.ruby_forms import fast_mcp_name, underscore
-from pipeline.scan.detect.source import SourceFile
 
 
 @pytest.mark.parametrize(
@@ -26,10 +26,7 @@ def test_fast_mcp_name_strips_and_cuts() -> None:
 
 
 def _detect(source: str) -> list[Tool | Exclusion]:
-    detector = RubyDetector(Dependencies())
-    file = SourceFile("tool.rb", source.encode())
-    detector.index(file)
-    return list(detector.detect(file))
+    return run_language(RubyDetector(Dependencies()), {"tool.rb": source})
 
 
 def test_class_title_is_the_tool_title() -> None:

@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-from pipeline.scan.detect import Detector
+from pipeline.scan.detect.corpus import detect_files
 from pipeline.scan.detect.model import Tool
 
 SDK = 'import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";\n'
 
 
 def _tools(files: dict[str, str]) -> list[Tool]:
-    detector = Detector()
-    for path, text in files.items():
-        if detector.wants(path, len(text)):
-            detector.add(path, text.encode())
-    return list(detector.finish().tools)
+    found = detect_files({path: text.encode() for path, text in files.items()}).tools
+    return list(found)
 
 
 def test_only_wire_names_are_hints() -> None:

@@ -40,7 +40,7 @@ KEEP_TREES_BYTES = 16 << 20
 #: module that builds the server (``mcp = FastMCP(...)``) names MCP
 KEEP_WORDS = ("tool", "mcp", "hint", "annotation")
 #: a left-out file is worth recording only if it names one of these (see ``paths.relevant``)
-RELEVANT_WORDS = ("mcp", "hint", "annotation", "modelcontextprotocol")
+RELEVANT_WORDS = paths.ANCHORS
 
 #: language -> "module:class" of its detector (imported on first use)
 LANGUAGES = {

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import tomllib
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,15 +35,23 @@ from pipeline.scan.detect.model import HINT_FIELDS, UNSET, Tool
 EXPECTED = "expected.toml"
 
 
+def detect_files(files: Mapping[str, bytes]) -> Detection:
+    """Run the detector over an in-memory tree (path -> content), as the scan pass would."""
+    detector = Detector()
+    for path, data in files.items():
+        if detector.wants(path, len(data)):
+            detector.add(path, data)
+    return detector.finish()
+
+
 def detect_directory(root: Path) -> Detection:
     """Run the detector over every regular file under ``root`` (``expected.toml`` aside)."""
-    detector = Detector()
+    files = {}
     for path in sorted(root.rglob("*")):
         rel = path.relative_to(root).as_posix()
-        wanted = path.is_file() and not path.is_symlink() and rel != EXPECTED
-        if wanted and detector.wants(rel, path.stat().st_size):
-            detector.add(rel, path.read_bytes())
-    return detector.finish()
+        if path.is_file() and not path.is_symlink() and rel != EXPECTED:
+            files[rel] = path.read_bytes()
+    return detect_files(files)
 
 
 def cases(corpus: Path) -> Iterator[Path]:

@@ -47,13 +47,15 @@ def exclusion(path: str) -> tuple[str, str] | None:
     return None
 
 
-#: every marker contains one of these; checking them first makes the common miss cheap
-_ANCHORS = (b"hint", b"mcp", b"toolannotation", b"modelcontextprotocol")
+#: every marker contains one of these words; checking them first makes the common miss cheap
+#: (the scan also looks for them in the same pass: ``Detector.prefilter_words``)
+ANCHORS = ("hint", "mcp", "annotation", "modelcontextprotocol")
+_ANCHOR_BYTES = tuple(word.encode() for word in ANCHORS)
 
 
 def relevant(lower: bytes) -> bytes | None:
     """The first marker found in lower-cased content, or ``None``."""
-    if not any(anchor in lower for anchor in _ANCHORS):
+    if not any(anchor in lower for anchor in _ANCHOR_BYTES):
         return None
     for marker in MARKERS:
         if marker in lower:
