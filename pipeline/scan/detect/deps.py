@@ -94,9 +94,6 @@ class Dependencies:
         found = self._memo[key]
         return found.version if found else None
 
-    def has(self, names: tuple[str, ...]) -> bool:
-        """Whether any manifest of the tree declares one of ``names``."""
-        return self.find(names) is not None
 
 
 def _holds(directory: str, path: str) -> bool:
