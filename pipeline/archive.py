@@ -9,18 +9,20 @@ parses and counts; the tar headers are parsed by ``pipeline.tarstream``.
 
 from __future__ import annotations
 
-import hashlib
 import io
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO, cast
+from typing import TYPE_CHECKING, Any, BinaryIO, cast
 
 from pipeline import tarstream
 from pipeline.errors import ArchiveError
 from pipeline.tarstream import Header, TarReader
+
+if TYPE_CHECKING:
+    import hashlib
 
 try:  # isal's igzip is about twice as fast as zlib at decompression; same format and checks
     from isal import igzip as gzip_impl
@@ -71,8 +73,8 @@ class Member:
     """size of the content in bytes (0 for non-regular members)."""
 
 
-#: a member and, for regular files, its content as chunks (read it before the next member)
-Entry = tuple[Member, Iterator[bytes] | None]
+#: a member and, for regular files, its content as chunks (read them before the next member)
+Entry = tuple[Member, Iterable[bytes] | None]
 
 
 @dataclass(frozen=True)
@@ -94,10 +96,14 @@ class _HashingReader(io.RawIOBase):
     decompressing thread (hashlib lets go of the GIL), not in the caller's.
     """
 
-    def __init__(self, raw: BinaryIO) -> None:
+    def __init__(self, raw: BinaryIO, hashed: bool = True) -> None:
         super().__init__()
         self._raw = raw
-        self._digest = hashlib.sha256()
+        self._digest: hashlib._Hash | None = None
+        if hashed:
+            import hashlib  # loads OpenSSL: not needed to count a local archive
+
+            self._digest = hashlib.sha256()
         self.size_bytes = 0
 
     def readable(self) -> bool:
@@ -106,13 +112,14 @@ class _HashingReader(io.RawIOBase):
     def readinto(self, buffer: Any) -> int:
         view = memoryview(buffer).cast("B")
         count: int = self._raw.readinto(view)  # type: ignore[attr-defined]
-        self._digest.update(view[:count])
+        if self._digest is not None:
+            self._digest.update(view[:count])
         self.size_bytes += count
         return count
 
     def hexdigest(self) -> str:
-        """The sha256 of every byte read so far."""
-        return self._digest.hexdigest()
+        """The sha256 of every byte read so far (``""`` when not hashing)."""
+        return self._digest.hexdigest() if self._digest is not None else ""
 
 
 def display_path(name: str) -> str:
@@ -137,7 +144,7 @@ def members(path: Path, root: str | None, sha256: str | None = None) -> Iterator
     """Members of the archive at ``path`` with ``root/`` stripped; checks ``sha256`` at the end."""
     top = None if root is None else root.encode("utf-8", "surrogateescape")
     prefix = top + b"/" if top else b""
-    with _open_tar(path) as (tar, hasher):
+    with _open_tar(path, hashed=sha256 is not None) as (tar, hasher):
         for header in tar:
             name = header.name
             if name == top:
@@ -147,7 +154,9 @@ def members(path: Path, root: str | None, sha256: str | None = None) -> Iterator
             kind = KINDS.get(header.type, "other")
             text = name.decode("utf-8", "backslashreplace")
             if kind == "file":
-                yield Member(text, kind, header.size), _chunks(tar, header, text)
+                data = tar.held(header)  # most members: read ahead already, one chunk
+                chunks = _chunks(tar, header, text) if data is None else (data,) if data else ()
+                yield Member(text, kind, header.size), chunks
             else:
                 yield Member(text, kind, 0), None
     if sha256 is not None and hasher.hexdigest() != sha256:
@@ -175,10 +184,10 @@ def _broken(what: str, exc: BaseException) -> ArchiveError:
 
 
 @contextmanager
-def _open_tar(path: Path, *, whole: bool = True) -> Iterator[tuple[TarReader, _HashingReader]]:
+def _open_tar(path: Path, *, whole: bool = True, hashed: bool = True) -> Iterator[tuple[TarReader, _HashingReader]]:
     """A tar reader over the (decompressed) hashed file; when ``whole``, reads on to the end.
 
-    Reading on checks the gzip trailer (CRC, size) and hashes every byte; what follows the
+    Reading on checks the gzip trailer (CRC, size) and (when ``hashed``) hashes every byte; what follows the
     tar's end-of-archive block is not parsed, as with ``tarfile``.
     """
     form = "tar.gz"
@@ -189,7 +198,7 @@ def _open_tar(path: Path, *, whole: bool = True) -> Iterator[tuple[TarReader, _H
             raw.seek(0)
             threaded = whole and compressed and igzip_threaded is not None
             with (
-                _HashingReader(raw) as hasher,
+                _HashingReader(raw, hashed) as hasher,
                 _decompressed(hasher, threaded=threaded) if compressed else io.BufferedReader(hasher) as stream,
             ):
                 yield TarReader(stream), hasher

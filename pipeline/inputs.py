@@ -11,15 +11,17 @@ from __future__ import annotations
 
 import os
 import stat
-import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 from pipeline.archive import CHUNK_BYTES, Entry, Member, display_path, members
 from pipeline.errors import ArchiveError
 from pipeline.scan.tree import TreeScan, scan_tree
+
+if TYPE_CHECKING:  # zipfile is imported when a .zip is read
+    import zipfile
 
 GZIP_MAGIC = b"\x1f\x8b"
 ZIP_MAGIC = b"PK\x03\x04"
@@ -78,6 +80,8 @@ def _folder(root: Path) -> Iterator[Entry]:
 
 
 def _zip(path: Path) -> Iterator[Entry]:
+    import zipfile
+
     try:
         with zipfile.ZipFile(path) as archive:
             for info in archive.infolist():

@@ -14,6 +14,8 @@ from typing import Protocol
 
 BLOCK = 512
 CHUNK_BYTES = 1 << 20
+#: bytes of the stream read at a time; a member whose data lies in them is one slice
+READ_AHEAD = 1 << 20
 
 _ZEROS = bytes(BLOCK)
 _PAX_TYPES = (b"x", b"X", b"g")
@@ -38,6 +40,43 @@ class Readable(Protocol):
     def read(self, size: int, /) -> bytes:
         """Up to ``size`` bytes, fewer only at the end of the stream."""
         ...
+
+
+class ReadAhead:
+    """A stream read ``READ_AHEAD`` bytes at a time, handed out as exact slices.
+
+    Most tar members are smaller than a read: their header and data are then slices of
+    bytes already held, with no call into the (decompressing) stream.
+    """
+
+    def __init__(self, stream: Readable, size: int = READ_AHEAD) -> None:
+        self._raw = stream.read
+        self._size = size
+        self._buf = b""
+        self._pos = 0
+
+    def read(self, count: int) -> bytes:
+        """``count`` bytes, fewer only at the end of the stream."""
+        pos = self._pos
+        end = pos + count
+        if end <= len(self._buf):
+            self._pos = end
+            return self._buf[pos:end]
+        held = self._buf[pos:]
+        if count - len(held) >= self._size:  # a large read is not buffered
+            self._buf, self._pos = b"", 0
+            return held + self._raw(count - len(held))
+        self._buf = held + self._raw(self._size)
+        self._pos = min(count, len(self._buf))
+        return self._buf[: self._pos]
+
+    def held(self, count: int, span: int) -> bytes | None:
+        """The next ``count`` bytes if the next ``span`` (>= ``count``) are held; passes over ``span``."""
+        pos = self._pos
+        if pos + span > len(self._buf):
+            return None
+        self._pos = pos + span
+        return self._buf[pos : pos + count]
 
 
 @dataclass(slots=True)

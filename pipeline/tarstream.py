@@ -24,6 +24,7 @@ from pipeline.tarfields import (
     EXTENSION_MAX,
     Header,
     Readable,
+    ReadAhead,
     TarStreamError,
     _apply_pax,
     _broken,
@@ -45,8 +46,10 @@ class TarReader:
     """The members of one tar stream, in order; read a member's chunks before the next one."""
 
     def __init__(self, stream: Readable) -> None:
-        self._read = stream.read
+        self._ahead = ReadAhead(stream)
+        self._read = self._ahead.read
         self._left = 0  # data and padding of the current member not read yet
+        self._current: Header | None = None
         self._serial = 0
         self._valid_meta: set[bytes] = set()
         self.globals: dict[bytes, bytes] = {}
@@ -86,7 +89,20 @@ class TarReader:
             self._extend(header, kind, payload, fields)
         if header.size < 0:
             raise _broken("negative size")
+        self._current = header
         return header
+
+    def held(self, header: Header) -> bytes | None:
+        """The whole content of the member ``next`` returned last, when it is already read
+        ahead (most members are); else ``None``, and ``chunks`` streams it."""
+        if header is not self._current or header.sparse is not None or header.size > header.stored:
+            return None
+        if header.size > CHUNK_BYTES:
+            return None
+        data = self._ahead.held(header.size, self._left) if self._left == _padded(header.size) else None
+        if data is not None:
+            self._left = 0
+        return data
 
     def chunks(self, header: Header) -> Iterator[bytes]:
         """The content of the member ``next`` returned last, in chunks of ``CHUNK_BYTES`` or less."""
@@ -226,6 +242,8 @@ class TarReader:
         return data
 
     def _skip(self, count: int) -> None:
+        if count and self._ahead.held(0, count) is not None:
+            count = 0
         while count > 0:
             self._exact(min(count, CHUNK_BYTES))
             count -= CHUNK_BYTES

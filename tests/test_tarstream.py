@@ -292,3 +292,19 @@ def tarstream_record(key: bytes, value: bytes) -> bytes:
     while length != len(body) + len(str(length)):
         length += 1
     return b"%d%s" % (length, body)
+
+
+def test_held_content_is_the_current_members_only() -> None:
+    big = bytes(range(256)) * 8192  # 2 MiB: more than is read ahead
+    raw = tarfile_archive({"a": b"x" * 600, "b": b"y", "c": big}, None, tarfile.PAX_FORMAT, dirs=False)
+    reader = tarstream.TarReader(io.BytesIO(raw))
+    first = reader.next()
+    assert first is not None and reader.held(first) == b"x" * 600
+    second = reader.next()
+    assert second is not None and second.name == b"b"
+    assert reader.held(first) is None  # a stale header never gets another member's bytes
+    assert reader.held(second) == b"y"
+    third = reader.next()
+    assert third is not None and reader.held(third) is None  # streamed instead
+    assert b"".join(reader.chunks(third)) == big
+    assert reader.next() is None

@@ -3,7 +3,7 @@ what was skipped. Each member is read once; the detector sees the bytes the coun
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -53,9 +53,9 @@ def scan_tree(entries: Iterable[Entry], terms: tuple[str, ...], detector: Detect
         files += 1
         content += member.size_bytes
         if detector is not None and detector.wants(member.path, member.size_bytes):
-            parts: list[bytes] = []
-            found = counter.count_chunks(_kept(chunks, parts))
-            data = b"".join(parts)
+            parts = chunks if type(chunks) is tuple else list(chunks)  # wanted files are small
+            found = counter.count_chunks(parts)
+            data = parts[0] if len(parts) == 1 else b"".join(parts)
             detector.add(member.path, data, presence.present(data) if presence else None)
         else:
             found = counter.count_chunks(chunks)
@@ -64,9 +64,3 @@ def scan_tree(entries: Iterable[Entry], terms: tuple[str, ...], detector: Detect
     detection = detector.finish() if detector is not None else None
     return TreeScan(files, len(skipped), content, tuple(counts), tuple(skipped), detection)
 
-
-def _kept(chunks: Iterator[bytes], parts: list[bytes]) -> Iterator[bytes]:
-    """Pass ``chunks`` through, keeping each one in ``parts``."""
-    for chunk in chunks:
-        parts.append(chunk)
-        yield chunk

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from typing import Protocol
 
-from pipeline.scan.detect import deps, paths
+from pipeline.scan.detect import deps, markers, paths
 from pipeline.scan.detect.model import Exclusion, Tool
 from pipeline.scan.detect.sdks import SDKS
 from pipeline.scan.detect.source import SourceFile, extension, language_of
@@ -118,11 +118,9 @@ class Detector:
 
     def prefilter_words(self) -> tuple[str, ...]:
         """Lower-case words the scan looks for in each wanted file and reports to ``add``: the
-        framework's own and every language detector's ``PREFILTER`` (read with ``has_any``)."""
+        framework's own and every language detector's (``markers.PREFILTER``, read with ``has_any``)."""
         if not self._words:
-            found = [*KEEP_WORDS, *RELEVANT_WORDS]
-            for language in LANGUAGES:
-                found.extend(getattr(factory(language), "PREFILTER", ()))
+            found = [*KEEP_WORDS, *RELEVANT_WORDS, *(w for words in markers.PREFILTER.values() for w in words)]
             self._words = tuple(dict.fromkeys(found))
             self._asked = frozenset(self._words)
         return self._words

@@ -35,6 +35,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from pipeline.scan.detect import markers
 from pipeline.scan.detect.deps import Dependencies
 from pipeline.scan.detect.model import Exclusion, Tool
 from pipeline.scan.detect.python_forms import FileForms
@@ -44,18 +45,12 @@ from pipeline.scan.detect.python_scope import Node, Scope, classify, last_name, 
 from pipeline.scan.detect.source import SourceFile
 from pipeline.scan.detect.syntax import capture_map, compiled
 
-HINT_MARKERS = (b"readonlyhint", b"read_only_hint", b"destructivehint", b"destructive_hint", b"idempotenthint",
-                b"idempotent_hint", b"openworldhint", b"open_world_hint")
-#: (with a hint spelling) a file is indexed only if it holds one of these lower-cased bytes
-INDEX_MARKERS = (b".tool(", b"add_tool(", b"toolannotations", b"list_tools", b"fastmcp(", b"mcpserver(", b"pydantic_ai")
+HINT_MARKERS, INDEX_MARKERS, DETECT_WORDS = markers.PYTHON_HINTS, markers.PYTHON_INDEX, markers.PYTHON_DETECT
 #: a file is read in phase 2 only if it imports something tool-related (lower-cased) ...
 DETECT_IMPORT = re.compile(
     rb"(?m)^[ \t]*(?:from|import)[ \t][^\n]*(?:mcp|claude_agent_sdk|langchain|crewai|agents|pydantic_ai|strands"
     rb"|agno|smolagents)"
 )
-#: one of these must be in the file before ``DETECT_IMPORT`` is tried (a plain search is faster)
-DETECT_WORDS = (b"mcp", b"agents", b"claude_agent_sdk", b"langchain", b"crewai", b"pydantic_ai", b"strands",
-                b"agno", b"smolagents")
 #: ... and has the shape of a registration, a hint, or a class we exclude (or names a known wrapper)
 DETECT_SHAPE = re.compile(
     rb"@[\w.]*tool\b|tool\s*\(|\.tool\b|list_tools|from_function|function_tool|toolannotations|hint"
@@ -84,18 +79,15 @@ def captures(file: SourceFile) -> dict[str, list[Node]]:
     return capture_map(compiled("tree_sitter_python", "language", _QUERY), file.tree.root_node)
 
 
-def _words(markers: tuple[bytes, ...]) -> tuple[str, ...]:
-    return tuple(m.decode() for m in markers)
-
-
-_HINT_WORDS, _INDEX_WORDS, _DETECT_WORDS = _words(HINT_MARKERS), _words(INDEX_MARKERS), _words(DETECT_WORDS)
+_HINT_WORDS, _INDEX_WORDS = markers.words(HINT_MARKERS), markers.words(INDEX_MARKERS)
+_DETECT_WORDS = markers.words(DETECT_WORDS)
 
 
 class PythonDetector:
     """Finds Python tool definitions; one instance per tree."""
 
     #: words the scan looks for in every file in the same pass (``SourceFile.has_any``)
-    PREFILTER = (*_words(HINT_MARKERS), *_words(INDEX_MARKERS), *_words(DETECT_WORDS), "class toolannotations")
+    PREFILTER = markers.PREFILTER["python"]
 
     def __init__(self, dependencies: Dependencies) -> None:
         self.dependencies = dependencies

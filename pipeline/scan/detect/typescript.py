@@ -28,23 +28,24 @@ from collections.abc import Iterator
 from dataclasses import replace
 from posixpath import dirname
 
+from pipeline.scan.detect import markers
 from pipeline.scan.detect import typescript_forms as forms
 from pipeline.scan.detect.deps import Dependencies
 from pipeline.scan.detect.model import Exclusion, Tool
 from pipeline.scan.detect.sdks import SDKS
 from pipeline.scan.detect.source import SourceFile
 from pipeline.scan.detect.typescript_annotations import Resolver, ToolInfo, bind, tool_info
-from pipeline.scan.detect.typescript_imports import AI_MARKERS, IMPORT_MARKERS, MARKERS, Imports, imports_of
+from pipeline.scan.detect.typescript_imports import MARKERS, Imports, imports_of
 from pipeline.scan.detect.typescript_index import ProjectIndex, captures
 from pipeline.scan.detect.typescript_loops import expand_loop, mastra_names
 from pipeline.scan.detect.typescript_openclaw import agent_tool, imports_openclaw_type, manifest_openclaw
 from pipeline.scan.detect.typescript_values import Node, Ref, arguments, callee, unwrap
 
 _INDEX_MARKERS = (*MARKERS, b"execute", b"createtool")
-_DETECT_MARKERS = (*IMPORT_MARKERS, *AI_MARKERS, b"toolannotations", b"class mcpserver", b"class fastmcp")
+_DETECT_MARKERS = markers.TS_DETECT
 #: callee names of the forms this module reads (wrapper names are added per tree)
 _FORMS = ("registerTool", "tool", "addTool", "addTools", "setRequestHandler", "createTool")
-_CALL_MARKERS = (b"registertool", b"tool(", b"addtool", b"setrequesthandler", b"createtool")
+_CALL_MARKERS = markers.TS_CALLS
 _OBJECTISH = ("object", "identifier", "call_expression")
 _HINTS = (b"readonlyhint", b"destructivehint", b"idempotenthint", b"openworldhint")
 _SDK_CLASS = re.compile(rb"\bclass\s+(?:McpServer|FastMCP)\b")
@@ -52,20 +53,16 @@ _SDK_METHOD = re.compile(rb"^[ \t]*(?:public\s+)?(?:registerTool|tool|addTool)\s
 _OWN_TYPE = re.compile(rb"\b(?:interface|type)\s+(\w*ToolAnnotations\w*)\b")
 
 
-def _words(markers: tuple[bytes, ...]) -> tuple[str, ...]:
-    return tuple(m.decode() for m in markers)
-
-
-_INDEX_MARKERS_WORDS = _words(_INDEX_MARKERS)
-_DETECT_MARKERS_WORDS = _words(_DETECT_MARKERS)
-_CALL_MARKERS_WORDS = _words(_CALL_MARKERS)
+_INDEX_MARKERS_WORDS = markers.words(_INDEX_MARKERS)
+_DETECT_MARKERS_WORDS = markers.words(_DETECT_MARKERS)
+_CALL_MARKERS_WORDS = markers.words(_CALL_MARKERS)
 
 
 class TypeScriptDetector:
     """Finds tool definitions in .ts/.tsx/.js files of one tree (two phases)."""
 
     #: words the scan looks for in every file in the same pass (``SourceFile.has_any``)
-    PREFILTER = (*_words(_INDEX_MARKERS), *_words(_DETECT_MARKERS), *_words(_CALL_MARKERS), "registertool")
+    PREFILTER = markers.PREFILTER["typescript"]
 
     def __init__(self, dependencies: Dependencies) -> None:
         self.dependencies = dependencies

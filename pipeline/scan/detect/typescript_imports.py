@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 from posixpath import dirname, join, normpath
 
+from pipeline.scan.detect import markers
 from pipeline.scan.detect.source import extension
 
 _SPEC = re.compile(rb"""(?:\bfrom|\bimport|\brequire)\s*\(?\s*["']([^"'\n]{1,200})["']""")
@@ -19,17 +20,7 @@ _OPENCLAW_REEXPORT = re.compile(rb"""\bexport\b[^;]*?\bfrom\s*["']openclaw(?:/[^
 MCP_WRAPPERS = ("mcp-handler", "@vercel/mcp-adapter", "agents/mcp")
 _SCRIPT_EXTENSIONS = (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs")
 
-#: lower-cased bytes of the packages this detector attributes tools to
-IMPORT_MARKERS = (
-    b"modelcontextprotocol", b"fastmcp", b"mcp-handler", b"mcp-adapter", b"agents/mcp", b"@mastra/", b"openclaw",
-)
-#: lower-cased bytes that make a file worth indexing (it may define presets, tool lists, wrappers)
-MARKERS = (
-    *IMPORT_MARKERS, b"readonlyhint", b"destructivehint", b"idempotenthint", b"openworldhint",
-    b"annotations", b"inputschema", b"registertool", b"addtool",
-)
-#: markers of a file importing the look-alike ``ai`` package
-AI_MARKERS = (b'from "ai"', b"from 'ai'", b'require("ai")', b"require('ai')")
+IMPORT_MARKERS, MARKERS, AI_MARKERS = markers.TS_IMPORTS, markers.TS_INDEX, markers.TS_AI
 
 
 def module_key(path: str) -> str:

@@ -1,0 +1,45 @@
+"""The lower-cased words the language detectors look for before they read a file.
+
+They live apart from the detectors so that the scan can ask for all of them (its prefilter,
+``Detector.prefilter_words``) without importing a single detector or grammar: a tree with
+no Go file never imports the Go detector.
+"""
+
+from __future__ import annotations
+
+# --- Python
+PYTHON_HINTS = (b"readonlyhint", b"read_only_hint", b"destructivehint", b"destructive_hint", b"idempotenthint",
+                b"idempotent_hint", b"openworldhint", b"open_world_hint")
+#: (with a hint spelling) a file is indexed only if it holds one of these lower-cased bytes
+PYTHON_INDEX = (b".tool(", b"add_tool(", b"toolannotations", b"list_tools", b"fastmcp(", b"mcpserver(", b"pydantic_ai")
+#: one of these must be in the file before its imports are read (a plain search is faster)
+PYTHON_DETECT = (b"mcp", b"agents", b"claude_agent_sdk", b"langchain", b"crewai", b"pydantic_ai", b"strands",
+                 b"agno", b"smolagents")
+
+# --- TypeScript and JavaScript
+#: lower-cased bytes of the packages the TypeScript detector attributes tools to
+TS_IMPORTS = (
+    b"modelcontextprotocol", b"fastmcp", b"mcp-handler", b"mcp-adapter", b"agents/mcp", b"@mastra/", b"openclaw",
+)
+#: lower-cased bytes that make a file worth indexing (it may define presets, tool lists, wrappers)
+TS_INDEX = (
+    *TS_IMPORTS, b"readonlyhint", b"destructivehint", b"idempotenthint", b"openworldhint",
+    b"annotations", b"inputschema", b"registertool", b"addtool",
+)
+#: markers of a file importing the look-alike ``ai`` package
+TS_AI = (b'from "ai"', b"from 'ai'", b'require("ai")', b"require('ai')")
+#: callee names of the registration forms, lower-cased
+TS_CALLS = (b"registertool", b"tool(", b"addtool", b"setrequesthandler", b"createtool")
+TS_DETECT = (*TS_IMPORTS, *TS_AI, b"toolannotations", b"class mcpserver", b"class fastmcp")
+
+
+def words(markers: tuple[bytes, ...]) -> tuple[str, ...]:
+    """``markers`` as the strings ``SourceFile.has_any`` takes."""
+    return tuple(m.decode() for m in markers)
+
+
+#: language -> the words its detector reads with ``SourceFile.has_any``
+PREFILTER: dict[str, tuple[str, ...]] = {
+    "python": (*words(PYTHON_HINTS), *words(PYTHON_INDEX), *words(PYTHON_DETECT), "class toolannotations"),
+    "typescript": (*words((*TS_INDEX, b"execute", b"createtool")), *words(TS_DETECT), *words(TS_CALLS)),
+}
