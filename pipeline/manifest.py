@@ -25,7 +25,7 @@ from pipeline.errors import ManifestError
 COMMIT_RE = re.compile(r"^[0-9a-fA-F]{40}\Z")
 REPO_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]*/[A-Za-z0-9._-]+\Z")
 CENSUS_KEYS = ("name", "description", "terms")
-REPO_KEYS = ("repo", "commit", "ref", "server_paths", "server_repo", "note", "source", "published")
+REPO_KEYS = ("repo", "commit", "ref", "server_paths", "server_repo", "servers", "note", "source", "published")
 
 
 @dataclass(frozen=True)
@@ -44,6 +44,8 @@ class RepoEntry:
     """folders inside the tree where the MCP server lives."""
     server_repo: str | None = None
     """the repository holding the server, when it is not this one."""
+    servers: tuple[str, ...] = ()
+    """registry names of the MCP servers in this repository (``census discover``)."""
     note: str | None = None
     """free text carried into reports."""
     source: Path | None = None
@@ -99,9 +101,16 @@ def write_commits(path: Path, commits: Mapping[int, str]) -> None:
     newline = "\r\n" if "\r\n" in doc.as_string() else "\n"
     for index, commit in commits.items():
         _set_commit(entries[index - 1], commit, newline)
-    text = tomlkit.dumps(doc)
+    save(path, tomlkit.dumps(doc))
+
+
+def save(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` atomically (a crash leaves the old file or the new one),
+    keeping the mode of the file it replaces."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    mode = stat.S_IMODE(path.stat().st_mode) if path.exists() else 0o644
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    os.chmod(tmp, stat.S_IMODE(path.stat().st_mode))  # mkstemp makes it 0600; keep the file's mode
+    os.chmod(tmp, mode)  # mkstemp makes it 0600
     with os.fdopen(fd, "w", encoding="utf-8", newline="") as out:  # newline="": write the text as it is
         out.write(text)
     os.replace(tmp, path)
@@ -201,6 +210,7 @@ def _entry(index: int, table: Any, base: Path, problems: list[str]) -> RepoEntry
         ref=ref,
         server_paths=_strings(table, "server_paths", where, problems),
         server_repo=_repo_name(table, "server_repo", where, problems, required=False),
+        servers=tuple(name.strip() for name in _strings(table, "servers", where, problems)),
         note=_string(table, "note", where, problems),
         source=_source(table, base, where, problems),
         published=_published(table, where, problems),

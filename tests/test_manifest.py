@@ -209,7 +209,7 @@ def test_entry_names_its_repo(tmp_path: Path) -> None:
     lines = problems(write(tmp_path, HEAD + '[[repos]]\nrepo = "a/b"\ncomit = "x"\n'))
     assert lines == [
         "entry 2 (a/b): unknown key 'comit' "
-        "(allowed: repo, commit, ref, server_paths, server_repo, note, source, published)"
+        "(allowed: repo, commit, ref, server_paths, server_repo, servers, note, source, published)"
     ]
 
 

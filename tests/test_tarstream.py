@@ -299,12 +299,15 @@ def test_held_content_is_the_current_members_only() -> None:
     raw = tarfile_archive({"a": b"x" * 600, "b": b"y", "c": big}, None, tarfile.PAX_FORMAT, dirs=False)
     reader = tarstream.TarReader(io.BytesIO(raw))
     first = reader.next()
-    assert first is not None and reader.held(first) == b"x" * 600
+    assert first is not None
+    assert reader.held(first) == b"x" * 600
     second = reader.next()
-    assert second is not None and second.name == b"b"
+    assert second is not None
+    assert second.name == b"b"
     assert reader.held(first) is None  # a stale header never gets another member's bytes
     assert reader.held(second) == b"y"
     third = reader.next()
-    assert third is not None and reader.held(third) is None  # streamed instead
+    assert third is not None
+    assert reader.held(third) is None
     assert b"".join(reader.chunks(third)) == big
     assert reader.next() is None
