@@ -5,6 +5,12 @@ size and top folder; ``members`` yields each member with a chunk stream for regu
 checking the sha256 of the bytes it read against the one recorded at fetch time. Gzip is
 told by its magic bytes and decompressed in a background thread (isal) while the caller
 parses and counts; the tar headers are parsed by ``pipeline.tarstream``.
+
+Both hold the archive to :class:`~pipeline.settings.Limits` (the environment's when none are
+given): the decompressed stream, the sum of the files' sizes (a sparse member counts its
+holes) and the number of members. Past one, ``ArchiveLimitError`` is raised as soon as it is
+seen, so a gzip bomb is never inflated further than the limit. ``limited`` applies the same
+limits to any stream of entries (a git tree too).
 """
 
 from __future__ import annotations
@@ -18,8 +24,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, cast
 
 from pipeline import tarstream
-from pipeline.errors import ArchiveError
-from pipeline.tarstream import Header, TarReader
+from pipeline.errors import ArchiveError, ArchiveLimitError, SettingsError
+from pipeline.settings import ENV, Limits
+from pipeline.tarstream import Header, Readable, TarReader
 
 if TYPE_CHECKING:
     import hashlib
@@ -127,12 +134,15 @@ def display_path(name: str) -> str:
     return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
-def verify(path: Path) -> ArchiveInfo:
-    """Read ``path`` end to end; raise ``ArchiveError`` unless gzip and tar are whole."""
+def verify(path: Path, limits: Limits | None = None) -> ArchiveInfo:
+    """Read ``path`` end to end; raise ``ArchiveError`` unless gzip and tar are whole, and
+    ``ArchiveLimitError`` as soon as it is over ``limits`` (default: the environment's)."""
     roots: set[bytes] = set()
     nested = True
-    with _open_tar(path) as (tar, hasher):
+    budget = _Budget(limits or _env_limits())
+    with _open_tar(path, max_bytes=budget.limits.max_archive_bytes) as (tar, hasher):
         for header in tar:
+            budget.add(header)
             top, _, rest = header.name.partition(b"/")
             roots.add(top)
             nested = nested and (bool(rest) or header.type == b"5")
@@ -140,12 +150,17 @@ def verify(path: Path) -> ArchiveInfo:
     return ArchiveInfo(hasher.hexdigest(), hasher.size_bytes, root)
 
 
-def members(path: Path, root: str | None, sha256: str | None = None) -> Iterator[Entry]:
-    """Members of the archive at ``path`` with ``root/`` stripped; checks ``sha256`` at the end."""
+def members(
+    path: Path, root: str | None, sha256: str | None = None, limits: Limits | None = None
+) -> Iterator[Entry]:
+    """Members of the archive at ``path`` with ``root/`` stripped; checks ``sha256`` at the end
+    and holds the archive to ``limits`` (default: the environment's) as it goes."""
     top = None if root is None else root.encode("utf-8", "surrogateescape")
     prefix = top + b"/" if top else b""
-    with _open_tar(path, hashed=sha256 is not None) as (tar, hasher):
+    budget = _Budget(limits or _env_limits())
+    with _open_tar(path, hashed=sha256 is not None, max_bytes=budget.limits.max_archive_bytes) as (tar, hasher):
         for header in tar:
+            budget.add(header)
             name = header.name
             if name == top:
                 continue
@@ -161,6 +176,20 @@ def members(path: Path, root: str | None, sha256: str | None = None) -> Iterator
                 yield Member(text, kind, 0), None
     if sha256 is not None and hasher.hexdigest() != sha256:
         raise ArchiveError(f"archive {path.name} does not match its recorded sha256")
+
+
+def over_limit(what: str, setting: str) -> ArchiveLimitError:
+    """The error for an archive over the limit ``setting`` (``max_members``, ``max_archive_bytes``)."""
+    return ArchiveLimitError(f"over a limit: {what} ({ENV[setting]})")
+
+
+def limited(entries: Iterable[Entry], limits: Limits) -> Iterator[Entry]:
+    """``entries`` unchanged, until they are more members or more file bytes than ``limits``."""
+    budget = _Budget(limits)
+    for entry in entries:
+        member = entry[0]
+        budget.count(member.size_bytes if member.kind == "file" else 0)
+        yield entry
 
 
 def pax_commit(path: Path) -> str | None:
@@ -183,12 +212,62 @@ def _broken(what: str, exc: BaseException) -> ArchiveError:
     return ArchiveError(f"{what}: {text}")
 
 
+def _env_limits() -> Limits:
+    """The environment's limits; an unusable value is an ``ArchiveError`` that says which."""
+    try:
+        return Limits.from_env()
+    except SettingsError as exc:
+        raise ArchiveError(str(exc)) from exc
+
+
+class _Budget:
+    """What an archive holds so far, against its limits; raises ``ArchiveLimitError`` past one."""
+
+    def __init__(self, limits: Limits) -> None:
+        self.limits = limits
+        self._members = 0
+        self._file_bytes = 0
+
+    def add(self, header: Header) -> None:
+        """Count one tar member (its size if it is a file)."""
+        self.count(header.size if KINDS.get(header.type) == "file" else 0)
+
+    def count(self, file_bytes: int) -> None:
+        """Count one member holding ``file_bytes`` bytes of content."""
+        self._members += 1
+        self._file_bytes += file_bytes
+        if self._members > self.limits.max_members:
+            raise over_limit(f"the tree has more than {self.limits.max_members} members", "max_members")
+        if self._file_bytes > self.limits.max_archive_bytes:
+            raise over_limit(f"its files hold more than {self.limits.max_archive_bytes} bytes", "max_archive_bytes")
+
+
+class _Bounded:
+    """A decompressed stream that raises ``ArchiveLimitError`` once more than ``limit`` bytes came out."""
+
+    def __init__(self, stream: Readable, limit: int) -> None:
+        self._read = stream.read
+        self._limit = limit
+        self._seen = 0
+
+    def read(self, size: int, /) -> bytes:
+        """Up to ``size`` bytes, counted against the limit."""
+        data = self._read(size)
+        self._seen += len(data)
+        if self._seen > self._limit:
+            raise over_limit(f"the archive decompresses to more than {self._limit} bytes", "max_archive_bytes")
+        return data
+
+
 @contextmanager
-def _open_tar(path: Path, *, whole: bool = True, hashed: bool = True) -> Iterator[tuple[TarReader, _HashingReader]]:
+def _open_tar(
+    path: Path, *, whole: bool = True, hashed: bool = True, max_bytes: int | None = None
+) -> Iterator[tuple[TarReader, _HashingReader]]:
     """A tar reader over the (decompressed) hashed file; when ``whole``, reads on to the end.
 
     Reading on checks the gzip trailer (CRC, size) and (when ``hashed``) hashes every byte; what follows the
-    tar's end-of-archive block is not parsed, as with ``tarfile``.
+    tar's end-of-archive block is not parsed, as with ``tarfile``. The decompressed stream (what follows the
+    end block included) is held to ``max_bytes``.
     """
     form = "tar.gz"
     try:
@@ -199,8 +278,9 @@ def _open_tar(path: Path, *, whole: bool = True, hashed: bool = True) -> Iterato
             threaded = whole and compressed and igzip_threaded is not None
             with (
                 _HashingReader(raw, hashed) as hasher,
-                _decompressed(hasher, threaded=threaded) if compressed else io.BufferedReader(hasher) as stream,
+                _decompressed(hasher, threaded=threaded) if compressed else io.BufferedReader(hasher) as inflated,
             ):
+                stream = inflated if max_bytes is None else _Bounded(inflated, max_bytes)
                 yield TarReader(stream), hasher
                 if whole:
                     while stream.read(CHUNK_BYTES):

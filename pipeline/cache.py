@@ -4,11 +4,13 @@ Layout under the cache folder::
 
     blobs/sha256/ab/abcdef....tar.gz            the archive, named by its sha256
     refs/<api host>/<owner>/<name>/<commit>.json  which blob holds that tree, with its root
-    tmp/                                         downloads in progress (never read)
+    tmp/<pid>-....part                           downloads in progress (never read)
 
 Only verified archives are moved into ``blobs/`` (atomically, by rename), so the cache
 never holds a partial file under a final name. A lookup re-hashes the blob: a corrupt or
-truncated entry is dropped and reported as absent, so it is fetched again.
+truncated entry is dropped and reported as absent, so it is fetched again. A download cut
+short by a killed process stays in ``tmp/`` under its process id until the next download
+(by any process) removes it: the ones of processes still running are left alone.
 """
 
 from __future__ import annotations
@@ -104,12 +106,20 @@ class ArchiveCache:
         """A fresh temporary file inside the cache, removed unless moved away."""
         tmp = self.root / "tmp"
         tmp.mkdir(parents=True, exist_ok=True)
-        fd, name = tempfile.mkstemp(dir=tmp, suffix=".part")
+        self.sweep()
+        fd, name = tempfile.mkstemp(dir=tmp, prefix=f"{os.getpid()}-", suffix=".part")
         os.close(fd)
         try:
             yield Path(name)
         finally:
             Path(name).unlink(missing_ok=True)
+
+    def sweep(self) -> list[Path]:
+        """Remove the downloads left in ``tmp/`` by processes that are gone; the removed files."""
+        gone = [part for part in (self.root / "tmp").glob("*.part") if not _owner_alive(part)]
+        for part in gone:
+            part.unlink(missing_ok=True)
+        return gone
 
     def _ref_path(self, repo: str, commit: str) -> Path:
         return self._refs / repo.lower() / f"{commit}.json"
@@ -131,9 +141,36 @@ def _sha256(path: Path) -> str | None:
     return digest.hexdigest()
 
 
+def _owner_alive(part: Path) -> bool:
+    """Whether the process that named ``part`` (``<pid>-....part``) still runs; unnamed ones count as gone."""
+    pid = part.name.partition("-")[0]
+    if not pid.isdigit():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # alive, but another user's
+        return True
+    return not _zombie(int(pid))
+
+
+def _zombie(pid: int) -> bool:
+    """Whether ``pid`` has ended but not been reaped yet (Linux ``/proc``; ``False`` where there is none)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return False
+    return stat[stat.rindex(")") + 2 :].startswith(("Z", "X"))
+
+
 def _write_atomic(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-    with os.fdopen(fd, "w", encoding="utf-8") as out:
-        out.write(text)
-    os.replace(tmp, path)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -2,19 +2,29 @@
 
 Each stage yields one :class:`Outcome` per manifest entry. A repository that cannot be
 pinned, fetched or read is an outcome with status ``skipped`` and a reason, recorded in
-the database; it never stops the census.
+the database; it never stops the census. Every tree is held to ``settings.limits`` while
+it is read, whatever its source; a tree over a limit is skipped with that reason.
+
+A census killed at any point (even ``kill -9``) loses nothing: each repository's rows are
+written in one transaction, downloads are moved into the cache only once verified, and
+the next run picks up where it stopped.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 
+from pipeline.archive import limited
 from pipeline.cache import ArchiveCache
 from pipeline.errors import SourceError
 from pipeline.fetch import GitHubClient
 from pipeline.manifest import Manifest, RepoEntry, write_commits
 from pipeline.progress import SILENT, Observer
+from pipeline.runner import Executor, LocalExecutor, Task, TaskResult, fetch_and_scan, task_for
 from pipeline.scan import SCANNER_VERSION
 from pipeline.scan.detect import Detector
 from pipeline.scan.tree import scan_tree
@@ -46,6 +56,7 @@ class Census:
     """One manifest, run against one set of settings."""
 
     def __init__(self, manifest: Manifest, settings: Settings, observer: Observer = SILENT) -> None:
+        settings.check()
         self.manifest = manifest
         self.settings = settings
         self.observer = observer
@@ -55,11 +66,15 @@ class Census:
         self._pin_failures: dict[str, str] = {}
         self.detector = Detector()
 
-    def pin(self) -> list[Outcome]:
-        """Resolve entries without a commit and write the commits back into the manifest."""
+    def pin(self, jobs: int = 1) -> list[Outcome]:
+        """Resolve entries without a commit and write the commits back into the manifest;
+        ``jobs`` requests at once (each thread with its own HTTP session)."""
         todo = [e for e in self.manifest.repos if e.commit is None]
         self.observer.stage("pin", len(todo))
-        outcomes = [self._pin_one(entry) for entry in todo]
+        if jobs == 1 or len(todo) < 2:
+            outcomes = [self._pin_one(entry) for entry in todo]
+        else:
+            outcomes = self._pin_threads(todo, jobs)
         resolved = {e.index: self.commits[e.repo] for e in todo if self.commits[e.repo]}
         if resolved:
             write_commits(self.manifest.path, resolved)  # type: ignore[arg-type]
@@ -80,16 +95,52 @@ class Census:
         for entry in self.manifest.repos:
             yield self._done(entry, self._scan_one(entry, store, fetched=None))
 
-    def run(self, store: Store) -> Iterator[Outcome]:
-        """Pin what is unpinned, then fetch and scan each repository in turn."""
-        self.pin()
+    def run(self, store: Store, executor: Executor | None = None) -> Iterator[Outcome]:
+        """Pin what is unpinned, then fetch and scan every repository not yet scanned.
+
+        ``executor`` (default: one at a time, here) runs the fetch-and-scan tasks; this
+        method is the only writer of ``store``, one transaction per repository, in the
+        order the results come back. A tree already scanned with these terms by this
+        scanner version is neither fetched nor scanned again.
+        """
+        runner = executor or LocalExecutor(1)
+        self.pin(runner.jobs)
         store.record_manifest(self.manifest, self.commits)
         self.observer.stage("fetch+scan", len(self.manifest.repos))
+        entries: dict[str, RepoEntry] = {}
+        tasks: list[Task] = []
         for entry in self.manifest.repos:
-            outcome, fetched = self._fetch_one(entry, store)
-            if fetched is not None:
-                outcome = self._scan_one(entry, store, fetched)
-            yield self._done(entry, outcome)
+            outcome = self._plan(entry, store, tasks)
+            if outcome is not None:
+                yield self._done(entry, outcome)
+            entries[entry.repo] = entry
+        work = partial(fetch_and_scan, client=self.client) if runner.in_process else fetch_and_scan
+        for result in runner.run(work, tasks):
+            size = result.scan.content_bytes if result.scan is not None else 0
+            yield self._done(entries[result.repo], self._record(store, result), size)
+
+    def _plan(self, entry: RepoEntry, store: Store, tasks: list[Task]) -> Outcome | None:
+        """The outcome of an entry with nothing to do, else ``None`` with its task added to ``tasks``."""
+        commit = self.commits[entry.repo]
+        if commit is None:
+            return self._unpinned(entry, store)
+        scanned = store.scanned_archive(entry.repo, commit, self.manifest.terms, SCANNER_VERSION)
+        named_by_commit = entry.source is None or entry.source.is_dir()  # a tarball may change under its commit
+        if scanned is not None and named_by_commit:
+            return Outcome(entry.repo, commit, "unchanged")
+        known = scanned[0] if scanned else None
+        tasks.append(task_for(entry, commit, self.manifest.terms, self.settings, known_sha256=known,
+                              announce_waits=self.observer is not SILENT))
+        return None
+
+    def _record(self, store: Store, result: TaskResult) -> Outcome:
+        """Store what a task did."""
+        if result.status == "skipped":
+            store.record_skip(result.repo, result.commit, result.stage or "fetch", result.reason or "")
+        elif result.status == "scanned" and result.fetched is not None and result.scan is not None:
+            store.record_scan(result.repo, result.commit, fetched=result.fetched, source=result.source,
+                              scan=result.scan, terms=self.manifest.terms, version=SCANNER_VERSION)
+        return Outcome(result.repo, result.commit, result.status, result.reason)
 
     def close(self) -> None:
         """Release the network session."""
@@ -99,9 +150,25 @@ class Census:
         """Where ``entry``'s trees come from."""
         return source_for(entry, self.client, self.cache)
 
-    def _pin_one(self, entry: RepoEntry) -> Outcome:
+    def _pin_threads(self, todo: list[RepoEntry], jobs: int) -> list[Outcome]:
+        local, clients = threading.local(), []
+
+        def pin_one(entry: RepoEntry) -> Outcome:
+            if not hasattr(local, "client"):
+                local.client = GitHubClient(self.settings, self.observer)
+                clients.append(local.client)
+            return self._pin_one(entry, local.client)
+
         try:
-            commit = self.source(entry).resolve(entry.ref)
+            with ThreadPoolExecutor(jobs) as pool:
+                return list(pool.map(pin_one, todo))
+        finally:
+            for client in clients:
+                client.close()
+
+    def _pin_one(self, entry: RepoEntry, client: GitHubClient | None = None) -> Outcome:
+        try:
+            commit = source_for(entry, client or self.client, self.cache).resolve(entry.ref)
         except SourceError as exc:
             reason = self._pin_failures[entry.repo] = f"pin {entry.ref or 'HEAD'}: {self._reason(exc)}"
             return self._done(entry, Outcome(entry.repo, None, "skipped", reason))
@@ -135,7 +202,7 @@ class Census:
         try:
             if store.is_current(entry.repo, commit, fetched, terms, SCANNER_VERSION):
                 return Outcome(entry.repo, commit, "unchanged")
-            scan = scan_tree(source.members(commit, fetched), terms, self.detector)
+            scan = scan_tree(limited(source.members(commit, fetched), self.settings.limits), terms, self.detector)
         except Exception as exc:  # one bad repository never stops a census
             return self._skip(store, entry.repo, commit, "scan", exc)
         store.record_scan(
@@ -158,7 +225,7 @@ class Census:
         text = str(exc) if isinstance(exc, SourceError) else f"unexpected {type(exc).__name__}: {exc}"
         return self.settings.redact(text)
 
-    def _done(self, entry: RepoEntry, outcome: Outcome) -> Outcome:
+    def _done(self, entry: RepoEntry, outcome: Outcome, size_bytes: int = 0) -> Outcome:
         label = f"{entry.repo}@{outcome.commit[:12]}" if outcome.commit else entry.repo
-        self.observer.advance(label, outcome.status, outcome.reason or "")
+        self.observer.advance(label, outcome.status, outcome.reason or "", size_bytes)
         return outcome

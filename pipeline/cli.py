@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Iterable
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -15,7 +16,7 @@ import click
 
 from pipeline import __version__
 from pipeline.errors import CensusError, ManifestError, StoreLockedError
-from pipeline.settings import DEFAULT_API_URL, DEFAULT_CACHE, DEFAULT_DB, ENV, Settings
+from pipeline.settings import DEFAULT_API_URL, DEFAULT_CACHE, DEFAULT_DB, DEFAULT_JOBS, ENV, Settings
 
 F = TypeVar("F", bound=Callable[..., Any])
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
@@ -51,13 +52,19 @@ def main() -> None:
 
 @main.command()
 @common_options
+@click.option("--jobs", type=click.IntRange(min=1), envvar="CENSUS_JOBS", default=DEFAULT_JOBS, show_default=True,
+              help="repositories fetched and scanned at once (worker processes) [env: CENSUS_JOBS]")
+@click.option("--executor", "executor_spec", envvar="CENSUS_EXECUTOR", default="local", show_default=True,
+              metavar="local|dask://HOST:PORT", help="where tasks run [env: CENSUS_EXECUTOR]")
 def run(**options: Any) -> None:
-    """Pin unpinned entries, fetch and scan every repository, print the totals."""
+    """Pin unpinned entries, fetch and scan every repository not yet scanned, print the totals."""
     _stage("run", options, show_totals=True)
 
 
 @main.command()
 @common_options
+@click.option("--jobs", type=click.IntRange(min=1), envvar="CENSUS_JOBS", default=DEFAULT_JOBS, show_default=True,
+              help="commits resolved at once [env: CENSUS_JOBS]")
 def pin(**options: Any) -> None:
     """Resolve each entry's ref (or default branch) to a commit and write it into MANIFEST."""
     _stage("pin", options)
@@ -104,6 +111,55 @@ def count(paths: tuple[Path, ...], terms_spec: str, as_json: bool, per_file: boo
         sys.exit(EXIT_FAILED)
 
 
+@main.command()
+@click.option("--registry", metavar="URL", help="an MCP registry (e.g. https://registry.modelcontextprotocol.io)")
+@click.option("--from-file", "from_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="a file of owner/name lines (or GitHub URLs)")
+@click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path), required=True,
+              help="the manifest to write, e.g. manifests/registry.toml")
+@click.option("--name", help="the census name  [default: the --out file's stem]")
+def discover(registry: str | None, from_file: Path | None, out: Path, name: str | None) -> None:
+    """Write a manifest listing the repositories of a registry's servers (or of a list).
+
+    One entry per repository, unpinned (run `census pin` next); servers without a GitHub
+    repository are listed in a comment with the reason.
+    """
+    from pipeline import discover as discovery
+    from pipeline import manifest as manifests
+
+    if (registry is None) == (from_file is None):
+        raise click.UsageError("give one of --registry URL or --from-file LIST")
+    settings = Settings.from_env()
+    try:
+        if from_file is not None:
+            found = discovery.from_lines(from_file.read_text(encoding="utf-8").splitlines(), str(from_file))
+        else:
+            found = discovery.from_registry(str(registry), settings)
+        manifests.save(out, discovery.render(found, name or out.stem))
+        manifests.load(out)  # what was written must be a valid manifest
+    except (CensusError, OSError, UnicodeDecodeError) as exc:
+        _fail(settings, f"discover: {exc}", EXIT_FAILED)
+    click.echo(f"{out}: {len(found.entries)} repositories, {len(found.left_out)} servers left out")
+
+
+@main.command(name="export")
+@click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path), envvar=ENV["db_path"],
+              default=DEFAULT_DB, show_default=True, help=f"DuckDB database file [env: {ENV['db_path']}]")
+@click.option("--format", "fmt", type=click.Choice(["parquet", "csv"]), default="parquet", show_default=True)
+@click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), required=True,
+              help="folder to write one file per table and view into")
+def export_command(db_path: Path, fmt: str, out: Path) -> None:
+    """Dump every table and view of the database as Parquet or CSV files (rows sorted)."""
+    from pipeline.export import export
+
+    settings = Settings.from_env(db_path=db_path)
+    try:
+        written = export(db_path, out, fmt)
+    except (CensusError, OSError) as exc:
+        _fail(settings, str(exc), EXIT_FAILED)
+    click.echo(f"{out}: {len(written)} files ({', '.join(p.stem for p in written)})")
+
+
 def _count_json(report: Any, per_file: bool) -> str:
     import json
 
@@ -127,13 +183,38 @@ def _count_text(report: Any, per_file: bool) -> str:
     return "\n".join(lines)
 
 
+@main.command()
+@click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path), envvar=ENV["db_path"],
+              default=DEFAULT_DB, show_default=True, help=f"DuckDB database file [env: {ENV['db_path']}]")
+@click.option("--manifest", help="a manifest name stored in the database, or a manifest file  "
+                                 "[default: the only one stored]")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path),
+              help="folder to write  [default: reports/<manifest name>]")
+def report(db_path: Path, manifest: str | None, out_dir: Path | None) -> None:
+    """Write a report of one manifest's census: README.md with tables, PNG charts and caveats, and its data.
+
+    The database is only read; the report shows only numbers from pipeline.stats.
+    """
+    from pipeline import report as reports
+
+    settings = Settings.from_env(db_path=db_path)
+    try:
+        written = reports.write_from_db(db_path, manifest, out_dir)
+    except ManifestError as exc:
+        _fail(settings, str(exc), EXIT_USAGE)
+    except CensusError as exc:
+        _fail(settings, str(exc), EXIT_FAILED)
+    else:
+        click.echo(f"{written[0]} (and {len(written) - 1} files beside it: charts and data)")
+
+
 def _stage(name: str, options: dict[str, Any], show_totals: bool = False) -> None:
     """Run one stage with errors mapped to exit codes."""
     settings = Settings.from_env(
         db_path=options["db_path"], cache_dir=options["cache_dir"], api_url=options["api_url"]
     )
     try:
-        skipped = _run_stage(name, options["manifest"], settings, show_totals)
+        skipped = _run_stage(name, options, settings, show_totals)
     except ManifestError as exc:
         _fail(settings, str(exc), EXIT_USAGE)
     except StoreLockedError as exc:
@@ -146,27 +227,46 @@ def _stage(name: str, options: dict[str, Any], show_totals: bool = False) -> Non
         _fail(settings, f"{skipped} repositories skipped (--strict)", EXIT_FAILED)
 
 
-def _run_stage(name: str, manifest_path: Path, settings: Settings, show_totals: bool) -> int:
+def _run_stage(name: str, options: dict[str, Any], settings: Settings, show_totals: bool) -> int:
     from pipeline import manifest as manifests
     from pipeline.census import Census
     from pipeline.console import ConsoleObserver
     from pipeline.store import Store
 
-    manifest = manifests.load(manifest_path)
+    manifest = manifests.load(options["manifest"])
     observer = ConsoleObserver(settings)
     census = Census(manifest, settings, observer)
+    stack = ExitStack()
     try:
         if name == "pin":
-            return _count_skips(census.pin())
+            return _count_skips(census.pin(options["jobs"]))
         with Store(settings.db_path) as store:
-            skipped = _count_skips(getattr(census, name)(store))
+            if name == "run":
+                skipped = _count_skips(census.run(store, _executor(options, stack)))
+            else:
+                skipped = _count_skips(getattr(census, name)(store))
             observer.close()
             if show_totals:
                 _print_totals(store, manifest.name)
             return skipped
     finally:
         observer.close()
+        stack.close()
         census.close()
+
+
+def _executor(options: dict[str, Any], stack: ExitStack) -> Any:
+    """The executor ``--executor`` and ``--jobs`` name, closed when ``stack`` closes."""
+    from pipeline.runner import executor
+
+    try:
+        chosen = executor(options["executor_spec"], options["jobs"])
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--executor") from exc
+    except OSError as exc:  # a scheduler that cannot be reached
+        raise CensusError(f"executor {options['executor_spec']}: {exc}") from exc
+    stack.callback(chosen.close)
+    return chosen
 
 
 def _count_skips(outcomes: Iterable[Any]) -> int:

@@ -10,7 +10,14 @@ from typing import Any
 
 import polars as pl
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 from rich.table import Table
 
 from pipeline.settings import Settings
@@ -24,6 +31,8 @@ class ConsoleObserver:
         self._redact = settings.redact
         self._progress: Progress | None = None
         self._task: Any = None
+        self._tally: dict[str, int] = {}
+        self._bytes = 0
 
     def stage(self, name: str, total: int) -> None:
         """Start a bar (terminal) or say which stage starts."""
@@ -33,19 +42,32 @@ class ConsoleObserver:
         if not self._console.is_terminal:
             self._say(f"{name}: {total} repositories")
             return
+        self._tally, self._bytes = {}, 0
         self._progress = Progress(
             TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-            TextColumn("{task.fields[last]}"), TimeElapsedColumn(), console=self._console,
+            TextColumn("{task.fields[tally]}"), TextColumn("{task.fields[rate]}"),
+            TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(), TextColumn("{task.fields[last]}"),
+            console=self._console,
         )
         self._progress.start()
-        self._task = self._progress.add_task(name, total=total, last="")
+        self._task = self._progress.add_task(name, total=total, last="", tally="", rate="")
 
-    def advance(self, label: str, outcome: str, detail: str = "") -> None:
-        """Advance the bar, and print every skip with its reason."""
+    def advance(self, label: str, outcome: str, detail: str = "", size_bytes: int = 0) -> None:
+        """Advance the bar (done, skipped, bytes read, rate, ETA); print every skip with its reason."""
         if outcome == "skipped" or not self._progress:
             self._say(f"{label}: {outcome}" + (f": {detail}" if detail else ""))
+        self._tally[outcome] = self._tally.get(outcome, 0) + 1
+        self._bytes += size_bytes
         if self._progress is not None:
-            self._progress.update(self._task, advance=1, last=f"{label} {outcome}")
+            self._progress.update(self._task, advance=1, last=f"{label} {outcome}", tally=self._tallied())
+            self._progress.update(self._task, rate=self._rate(self._progress.tasks[0]))
+
+    def _tallied(self) -> str:
+        return ", ".join(f"{n} {name}" for name, n in sorted(self._tally.items()))
+
+    def _rate(self, task: Any) -> str:
+        elapsed = task.elapsed or 0.0
+        return f"{task.completed / elapsed:.1f} repos/s, {self._bytes / 1e6 / elapsed:.0f} MB/s" if elapsed else ""
 
     def waiting(self, label: str, seconds: float, reason: str) -> None:
         """Say how long we wait and why."""

@@ -9,8 +9,10 @@ The CLI turns these into exit codes in one place (``pipeline.cli``)::
     ├── SourceError            one repository could not be pinned, fetched or read
     │   ├── NotFoundError      the repository, ref or commit does not exist
     │   ├── RateLimitError     rate limited for longer than the allowed wait
-    │   ├── TransportError     network failures that outlasted every retry
+    │   ├── TransportError     network failures that outlasted every retry; an unknown host
     │   └── ArchiveError       the archive is not a valid gzip/tar stream, or is corrupt
+    │       └── ArchiveLimitError   over a limit (bytes, members): final, never retried
+    ├── SettingsError          an environment variable that cannot be used     (exit 1)
     └── StoreError             the DuckDB database cannot be opened or written  (exit 1)
         └── StoreLockedError   another census process holds the database
 
@@ -42,11 +44,21 @@ class RateLimitError(SourceError):
 
 
 class TransportError(SourceError):
-    """Network failures (5xx, resets, truncated bodies) that outlasted every retry."""
+    """Network failures (5xx, resets, truncated bodies) that outlasted every retry, or a host
+    name that does not exist (DNS says so: not retried)."""
 
 
 class ArchiveError(SourceError):
     """An archive whose gzip or tar framing is broken, or whose checksum does not match."""
+
+
+class ArchiveLimitError(ArchiveError):
+    """An archive over a configured limit (``pipeline.settings.Limits``); downloading it again
+    would not help, so it is never retried."""
+
+
+class SettingsError(CensusError):
+    """A setting taken from the environment that is not usable (e.g. a limit that is not a number)."""
 
 
 class StoreError(CensusError):

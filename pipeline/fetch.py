@@ -10,11 +10,16 @@ request is retried on 5xx, connection errors, truncated or invalid bodies (with
 exponential backoff) and waits out rate limits (``Retry-After``, ``X-RateLimit-*``),
 telling the observer how long. urllib3's own retry is not used: it honours
 ``Retry-After`` only for a few statuses and cannot check an archive before accepting it.
+
+Final, never retried: 404/410, other 4xx, a redirect loop, a host name that DNS says does
+not exist, and an archive over the limits (``Settings.limits``: a body or a decompressed
+tree larger than ``max_archive_bytes``, more than ``max_members`` members).
 """
 
 from __future__ import annotations
 
 import re
+import socket
 import time
 from collections.abc import Callable
 from email.utils import parsedate_to_datetime
@@ -26,7 +31,14 @@ import requests
 
 from pipeline import __version__, archive
 from pipeline.archive import ArchiveInfo
-from pipeline.errors import ArchiveError, NotFoundError, RateLimitError, SourceError, TransportError
+from pipeline.errors import (
+    ArchiveError,
+    ArchiveLimitError,
+    NotFoundError,
+    RateLimitError,
+    SourceError,
+    TransportError,
+)
 from pipeline.progress import SILENT, Observer
 from pipeline.settings import Settings
 
@@ -36,6 +48,8 @@ MAX_REDIRECTS = 5
 #: GitHub's advice when a secondary rate limit names no wait: at least one minute
 DEFAULT_RATE_LIMIT_WAIT = 60.0
 NETWORK_ERRORS = (requests.ConnectionError, requests.Timeout, requests.exceptions.ChunkedEncodingError)
+#: getaddrinfo's answers that mean "no such host" (not "try again later")
+UNKNOWN_HOST = {socket.EAI_NONAME, getattr(socket, "EAI_NODATA", socket.EAI_NONAME)}
 
 
 class _Retry(Exception):
@@ -92,7 +106,9 @@ class GitHubClient:
             with self._open(url, "application/vnd.github+json") as response:
                 self._save(response, dest)
             try:
-                return archive.verify(dest)
+                return archive.verify(dest, self._settings.limits)
+            except ArchiveLimitError:
+                raise  # the same bytes would come again: final
             except ArchiveError as exc:
                 raise _Retry(f"the downloaded body is not a valid archive ({exc})") from exc
 
@@ -142,15 +158,27 @@ class GitHubClient:
         try:
             return self._session.get(url, headers=headers, stream=True, allow_redirects=False, timeout=timeout)
         except NETWORK_ERRORS as exc:
-            raise _Retry(f"{type(exc).__name__} talking to {urlsplit(url).netloc}") from exc
+            dns = _dns_error(exc)
+            if dns is None:
+                raise _Retry(f"{type(exc).__name__} talking to {urlsplit(url).netloc}") from exc
+            reason = f"cannot resolve host {urlsplit(url).hostname} ({dns.strerror})"
+            if dns.errno in UNKNOWN_HOST:  # DNS answered: no such name
+                raise TransportError(reason) from exc
+            raise _Retry(reason) from exc
 
     def _save(self, response: requests.Response, dest: Path) -> None:
+        """Write the body to ``dest``: whole (as long as its Content-Length), and within the limit."""
         expected = response.headers.get("content-length")
+        limit = self._settings.max_archive_bytes
+        if expected is not None and expected.isdigit() and int(expected) > limit:
+            raise archive.over_limit(f"the download is {expected} bytes, more than {limit}", "max_archive_bytes")
         written = 0
         try:
             with dest.open("wb") as out:
                 for chunk in response.iter_content(archive.CHUNK_BYTES):
                     written += out.write(chunk)
+                    if written > limit:
+                        raise archive.over_limit(f"the download goes on past {limit} bytes", "max_archive_bytes")
         except NETWORK_ERRORS as exc:
             broke = f"the connection broke mid-body after {written} bytes were saved"
             raise _Retry(f"{broke} ({type(exc).__name__})") from exc
@@ -198,6 +226,16 @@ def _rate_limit_wait(response: requests.Response, now: float | None = None) -> f
     if headers.get("x-ratelimit-remaining") == "0" and reset.isdigit():
         return max(0.0, int(reset) - (now or time.time())) + 1.0
     return DEFAULT_RATE_LIMIT_WAIT
+
+
+def _dns_error(exc: BaseException) -> socket.gaierror | None:
+    """The failed name lookup behind ``exc``, if that is what it was."""
+    seen: BaseException | None = exc
+    for _depth in range(16):  # a chain is a few links long; never follow a cycle for ever
+        if seen is None or isinstance(seen, socket.gaierror):
+            return seen
+        seen = seen.__cause__ or seen.__context__
+    return None
 
 
 def _same_origin(url: str, api: str) -> bool:

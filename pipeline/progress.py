@@ -6,6 +6,8 @@ never prints. The CLI passes one that draws rich progress bars or plain log line
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Callable
 from typing import Protocol
 
 
@@ -15,8 +17,9 @@ class Observer(Protocol):
     def stage(self, name: str, total: int) -> None:
         """A stage starts with ``total`` repositories to process."""
 
-    def advance(self, label: str, outcome: str, detail: str = "") -> None:
-        """One repository is done with ``outcome`` (``fetched``, ``cached``, ``skipped``...)."""
+    def advance(self, label: str, outcome: str, detail: str = "", size_bytes: int = 0) -> None:
+        """One repository is done with ``outcome`` (``fetched``, ``cached``, ``skipped``...);
+        ``size_bytes`` of content were read for it."""
 
     def waiting(self, label: str, seconds: float, reason: str) -> None:
         """The stage sleeps ``seconds`` before retrying (rate limit or backoff)."""
@@ -28,7 +31,7 @@ class SilentObserver:
     def stage(self, name: str, total: int) -> None:
         """Ignore the start of a stage."""
 
-    def advance(self, label: str, outcome: str, detail: str = "") -> None:
+    def advance(self, label: str, outcome: str, detail: str = "", size_bytes: int = 0) -> None:
         """Ignore a finished repository."""
 
     def waiting(self, label: str, seconds: float, reason: str) -> None:
@@ -36,3 +39,15 @@ class SilentObserver:
 
 
 SILENT: Observer = SilentObserver()
+
+
+class StderrWaits(SilentObserver):
+    """For worker processes, which cannot reach the driver's observer: each wait as one plain
+    line on the standard error the worker shares with the driver (``redact`` applied)."""
+
+    def __init__(self, redact: Callable[[str], str]) -> None:
+        self._redact = redact
+
+    def waiting(self, label: str, seconds: float, reason: str) -> None:
+        """Say how long the worker waits and why."""
+        print(self._redact(f"{label}: waiting {seconds:.1f}s before retrying: {reason}"), file=sys.stderr, flush=True)

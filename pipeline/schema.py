@@ -5,6 +5,8 @@ Tables (later stages extend these, never rename them):
 - ``snapshots``: one row per (repo, commit): what was fetched and scanned, or why not.
 - ``term_counts``: (repo, commit, path, term, count), non-zero counts only.
 - ``skipped_files``: (repo, commit, path, kind): members that were not read, and why.
+- ``tree_notes``: (repo, commit, path, kind, detail): ``.gitattributes`` lines that leave files
+  out of archives or put them in LFS, ``.gitmodules`` paths, Git LFS pointer files.
 - ``manifest_entries``: the manifest as last run, with the published figures.
 - ``tools``: one row per tool definition the detector found, with its declared annotations.
 - ``detector_exclusions``: files the detector left out on purpose, with the reason.
@@ -49,6 +51,11 @@ CREATE TABLE IF NOT EXISTS term_counts (
 );
 CREATE TABLE IF NOT EXISTS skipped_files (
     repo VARCHAR NOT NULL, commit VARCHAR NOT NULL, path VARCHAR NOT NULL, kind VARCHAR NOT NULL
+);
+CREATE TABLE IF NOT EXISTS tree_notes (
+    repo VARCHAR NOT NULL, commit VARCHAR NOT NULL, path VARCHAR NOT NULL,
+    kind VARCHAR NOT NULL,            -- gitattributes | gitmodules | lfs-pointer
+    detail VARCHAR NOT NULL           -- the export-ignore / filter=lfs lines, the submodule paths, the oid
 );
 CREATE TABLE IF NOT EXISTS manifest_entries (
     manifest VARCHAR NOT NULL, entry INTEGER NOT NULL, repo VARCHAR NOT NULL, commit VARCHAR,

@@ -1,7 +1,9 @@
 """Every external location and limit of a census, with one default and one variable each.
 
 A test points the whole pipeline at a loopback server with ``Settings(api_url=...)``;
-a user does the same with ``--api-url`` or ``GITHUB_API_URL``.
+a user does the same with ``--api-url`` or ``GITHUB_API_URL``. The limits against hostile
+archives (:class:`Limits`) are read from ``CENSUS_MAX_ARCHIVE_BYTES`` and
+``CENSUS_MAX_MEMBERS``; an archive over one is a skipped repository, never a crash.
 """
 
 from __future__ import annotations
@@ -11,9 +13,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pipeline.errors import SettingsError
+
 DEFAULT_API_URL = "https://api.github.com"
 DEFAULT_DB = Path("data/census.duckdb")
 DEFAULT_CACHE = Path("data/archives")
+#: repositories fetched and scanned at once by `census run` (downloads overlap; scans use the cores)
+DEFAULT_JOBS = 4
+#: 4 GiB: far above any MCP repository's tree, far below a gzip bomb's
+DEFAULT_MAX_ARCHIVE_BYTES = 4 << 30
+#: a million members: the largest public trees hold a few hundred thousand files
+DEFAULT_MAX_MEMBERS = 1_000_000
 
 #: environment variable for each setting (the token has no flag: it is read from here only)
 ENV = {
@@ -21,7 +31,30 @@ ENV = {
     "db_path": "CENSUS_DB",
     "cache_dir": "CENSUS_CACHE",
     "token": "GITHUB_TOKEN",
+    "max_archive_bytes": "CENSUS_MAX_ARCHIVE_BYTES",
+    "max_members": "CENSUS_MAX_MEMBERS",
 }
+#: the settings that are whole numbers, read from text in the environment
+LIMIT_NAMES = ("max_archive_bytes", "max_members")
+
+
+@dataclass(frozen=True)
+class Limits:
+    """How much one archive may hold; past a limit the repository is skipped with the reason."""
+
+    max_archive_bytes: int = DEFAULT_MAX_ARCHIVE_BYTES
+    """most bytes of one tree: downloaded, decompressed (the tar stream), and summed over its
+    files' sizes (sparse holes included) (``CENSUS_MAX_ARCHIVE_BYTES``)."""
+    max_members: int = DEFAULT_MAX_MEMBERS
+    """most members of one tree: files, folders, links and the rest (``CENSUS_MAX_MEMBERS``)."""
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> Limits:
+        """The limits the environment sets (defaults otherwise); ``SettingsError`` if unusable."""
+        values, problems = _limits_from(os.environ if environ is None else environ)
+        if problems:
+            raise SettingsError("; ".join(problems))
+        return cls(**values)
 
 
 @dataclass(frozen=True)
@@ -44,21 +77,59 @@ class Settings:
     """longest rate-limit wait accepted; a longer one skips the repository."""
     timeout_seconds: float = 60.0
     """connect and read timeout for one HTTP request."""
+    max_archive_bytes: int = DEFAULT_MAX_ARCHIVE_BYTES
+    """see :attr:`Limits.max_archive_bytes` (``CENSUS_MAX_ARCHIVE_BYTES``)."""
+    max_members: int = DEFAULT_MAX_MEMBERS
+    """see :attr:`Limits.max_members` (``CENSUS_MAX_MEMBERS``)."""
+    problems: tuple[str, ...] = ()
+    """environment values that could not be used; :meth:`check` raises while there are any."""
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: object) -> Settings:
-        """Settings from the environment, then explicit ``overrides`` (``None`` ignored)."""
+        """Settings from the environment, then explicit ``overrides`` (``None`` ignored).
+
+        An unusable value (a limit that is not a positive whole number) does not raise here:
+        it is kept in ``problems``, and the census refuses to start (:meth:`check`).
+        """
         env = os.environ if environ is None else environ
         values: dict[str, object] = {}
         for name, variable in ENV.items():
-            if env.get(variable):
+            if env.get(variable) and name not in LIMIT_NAMES:
                 values[name] = env[variable]
+        limits, problems = _limits_from(env)
+        values.update(limits, problems=tuple(problems))
         values.update({k: v for k, v in overrides.items() if v is not None})
         for name in ("db_path", "cache_dir"):
             if name in values:
                 values[name] = Path(str(values[name]))
         return cls(**values)  # type: ignore[arg-type]
 
+    @property
+    def limits(self) -> Limits:
+        """The limits every archive of this census is held to."""
+        return Limits(self.max_archive_bytes, self.max_members)
+
+    def check(self) -> None:
+        """Raise ``SettingsError`` if a setting from the environment was unusable."""
+        if self.problems:
+            raise SettingsError("; ".join(self.problems))
+
     def redact(self, text: str) -> str:
         """``text`` with the token, if any, replaced by ``***``."""
         return text.replace(self.token, "***") if self.token else text
+
+
+def _limits_from(env: Mapping[str, str]) -> tuple[dict[str, int], list[str]]:
+    """The limits set in ``env`` as numbers, and a message for each value that is not one."""
+    values: dict[str, int] = {}
+    problems: list[str] = []
+    for name in LIMIT_NAMES:
+        text = env.get(ENV[name], "").strip()
+        if not text:
+            continue
+        number = int(text) if text.isdigit() and text.isascii() else 0
+        if number > 0:
+            values[name] = number
+        else:
+            problems.append(f"{ENV[name]}={text[:40]!r} is not a positive whole number")
+    return values, problems

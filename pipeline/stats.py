@@ -1,7 +1,13 @@
 """Named statistics over a census database, each returning a polars DataFrame.
 
 This module is the only place numbers are computed: the CLI, the reports and the
-notebooks all call these functions.
+notebooks all call these functions (the hint statistics live in ``pipeline.hints`` and the
+caveats in ``pipeline.caveats``; both are re-exported here). Every function takes an
+optional ``manifest``: its entries at their pinned commits, or every snapshot when ``None``.
+
+Term counts are case-insensitive byte counts over every regular file of a tree: they say
+where strings sit, not how many tools are annotated. Tool counts come from the
+registration detector (``tools``: what the source declares).
 """
 
 from __future__ import annotations
@@ -10,6 +16,16 @@ from collections.abc import Sequence
 
 import duckdb
 import polars as pl
+
+from pipeline.caveats import caveats
+from pipeline.frames import connect, database_path, frame, is_test, manifest_names, path_class
+from pipeline.hints import HINT_NAMES, effective_hints, effective_summary, hint_coverage
+
+__all__ = [
+    "HINT_NAMES", "caveats", "connect", "database_path", "effective_hints", "effective_summary",
+    "hint_coverage", "lookalikes_excluded", "manifest_names", "published_vs_measured", "repo_totals",
+    "repositories", "tools_by_sdk",
+]
 
 #: columns of ``repo_totals`` before the per-term columns
 TOTALS_COLUMNS = ("repo", "commit", "status", "regular_files", "skipped_members")
@@ -54,6 +70,80 @@ def repo_totals(con: duckdb.DuckDBPyConnection, manifest: str | None = None) -> 
     joined = snapshots.join(wide, on=["repo", "commit"], how="left", nulls_equal=True)
     return joined.sort("entry", "repo").select(*TOTALS_COLUMNS, *terms, *TOOL_COLUMNS, "skip_reason")
 
+
+def repositories(con: duckdb.DuckDBPyConnection, manifest: str | None = None) -> pl.DataFrame:
+    """One row per snapshot in scope, in manifest order: where it was read from, how many files,
+    the detector's tool counts (``annotated_tools`` declare an annotations object in source),
+    and what the manifest says about it (``server_paths``, ``server_repo``, ``note``)."""
+    return frame(con, f"""
+        SELECT s.repo, s.commit, s.status, s.source, s.regular_files, s.skipped_members,
+               {", ".join(f"CASE WHEN s.status = 'scanned' THEN coalesce(t.{c}, 0) END AS {c}" for c in TOOL_COLUMNS)},
+               s.server_paths, s.server_repo, s.note, s.skip_reason, s.scanner_version, s.terms
+        FROM scope s LEFT JOIN ({_TOOL_COUNTS}) t ON t.repo = s.repo AND t.commit = s.commit
+        ORDER BY s.entry, s.repo""", manifest)
+
+
+_PLACED = f"""placed AS (
+    SELECT c.repo, c.commit, c.term, sum(c.count) FILTER (WHERE class = 'server')::BIGINT AS in_server_paths,
+           sum(c.count) FILTER (WHERE class = 'tests')::BIGINT AS in_tests,
+           sum(c.count) FILTER (WHERE class = 'docs')::BIGINT AS in_docs,
+           sum(c.count) FILTER (WHERE class = 'other')::BIGINT AS in_other
+    FROM (SELECT c.*, {path_class("c.path", "s.server_paths")} AS class
+          FROM term_counts c JOIN scope s ON s.repo = c.repo AND s.commit = c.commit) c
+    GROUP BY ALL
+),
+wanted AS (
+    SELECT DISTINCT repo, commit, term FROM (
+        SELECT repo, commit, unnest(terms) AS term FROM scope WHERE status = 'scanned'
+        UNION ALL SELECT repo, commit, unnest(map_keys(published)) FROM scope WHERE published IS NOT NULL)
+)"""
+PLACES = ("in_server_paths", "in_tests", "in_docs", "in_other")
+
+
+def published_vs_measured(con: duckdb.DuckDBPyConnection, manifest: str | None = None) -> pl.DataFrame:
+    """Per repository and term: the ``published`` figure (from the manifest, NULL if none),
+    ours (``measured``: the byte count, NULL if the tree was not scanned for that term),
+    ``difference`` (measured - published), and where our matches sit: ``in_server_paths``,
+    ``in_tests``, ``in_docs``, ``in_other``, each match counted once, in the first class its
+    path fits: tests, docs, server paths, other (a test under a server path is a test)."""
+    places = ", ".join(f"CASE WHEN r.count IS NOT NULL THEN coalesce(p.{c}, 0) END AS {c}" for c in PLACES)
+    return frame(con, f"""
+        SELECT w.repo, w.commit, w.term, s.published[w.term] AS published, r.count AS measured,
+               r.count - s.published[w.term] AS difference, {places}
+        FROM wanted w JOIN scope s ON s.repo = w.repo AND s.commit IS NOT DISTINCT FROM w.commit
+        LEFT JOIN repo_term_totals r ON r.repo = w.repo AND r.commit = w.commit AND r.term = w.term
+        LEFT JOIN placed p ON p.repo = w.repo AND p.commit = w.commit AND p.term = w.term
+        ORDER BY s.entry, w.repo,
+                 coalesce(list_position(s.terms, w.term), 1000 + list_position(map_keys(s.published), w.term))
+        """, manifest, _PLACED)
+
+
+def tools_by_sdk(con: duckdb.DuckDBPyConnection, manifest: str | None = None) -> pl.DataFrame:
+    """Per repository and library: the tool definitions the detector found (``is_mcp`` false for
+    look-alikes), how many declare an annotations object in source (``annotated_tools``), how
+    many sit outside tests, and how many are registered through the project's own wrapper."""
+    return frame(con, f"""
+        SELECT t.repo, t.commit, t.sdk, c.language, t.is_mcp, count(*) AS tools,
+               count(*) FILTER (WHERE t.annotations_source <> 'none') AS annotated_tools,
+               count(*) FILTER (WHERE NOT {is_test("t.path")}) AS outside_tests,
+               count(*) FILTER (WHERE t.via LIKE 'wrapper:%') AS via_wrapper
+        FROM tools t JOIN scope s ON s.repo = t.repo AND s.commit = t.commit
+        LEFT JOIN sdk_catalog c ON c.sdk = t.sdk
+        GROUP BY s.entry, t.repo, t.commit, t.sdk, c.language, t.is_mcp
+        ORDER BY s.entry, t.repo, t.is_mcp DESC, t.sdk""", manifest)
+
+
+def lookalikes_excluded(con: duckdb.DuckDBPyConnection, manifest: str | None = None) -> pl.DataFrame:
+    """Per repository and library: registrations of "tools" that are not MCP (agent frameworks,
+    plugins), left out of every MCP count, with the files they sit in."""
+    return frame(con, """
+        SELECT t.repo, t.commit, t.sdk, c.language, count(*) AS tools, count(DISTINCT t.path) AS files,
+               list_sort(list_distinct(list(t.path))) AS paths
+        FROM tools t JOIN scope s ON s.repo = t.repo AND s.commit = t.commit
+        LEFT JOIN sdk_catalog c ON c.sdk = t.sdk
+        WHERE NOT t.is_mcp
+        GROUP BY s.entry, t.repo, t.commit, t.sdk, c.language
+        ORDER BY s.entry, t.repo, t.sdk""", manifest)
 
 
 def _term_order(con: duckdb.DuckDBPyConnection) -> list[str]:

@@ -75,6 +75,13 @@ class Store:
             and row["archive_sha256"] == fetched.sha256
         )
 
+    def scanned_archive(self, repo: str, commit: str, terms: Sequence[str], version: str) -> tuple[str | None] | None:
+        """``(archive sha256,)`` if this tree was scanned by ``version`` for ``terms``, else ``None``."""
+        row = self.snapshot(repo, commit)
+        if row is None or row["status"] != "scanned" or row["scanner_version"] != version:
+            return None
+        return (row["archive_sha256"],) if list(row["terms"] or []) == list(terms) else None
+
     def record_fetch(self, repo: str, commit: str, fetched: Fetched, source: str) -> None:
         """A tree is available; a scanned row of the same archive is left as it is."""
         self._forget_unpinned(repo, commit)
@@ -113,7 +120,7 @@ class Store:
         paths, kinds = _columns(scan.skipped, 2)
         cpaths, cterms, counts = _columns(scan.counts, 3)
         with self._transaction():
-            for table in ("snapshots", "term_counts", "skipped_files", "tools", "detector_exclusions"):
+            for table in ("snapshots", "term_counts", "skipped_files", "tree_notes", "tools", "detector_exclusions"):
                 self._con.execute(f"DELETE FROM {table} WHERE {SAME}", [repo, commit])
             self._forget_unpinned(repo, commit)
             self._con.execute(
@@ -131,6 +138,9 @@ class Store:
                 "INSERT INTO skipped_files SELECT ?, ?, unnest(?::VARCHAR[]), unnest(?::VARCHAR[])",
                 [repo, commit, paths, kinds],
             )
+            if scan.notes:
+                self._con.executemany("INSERT INTO tree_notes VALUES (?, ?, ?, ?, ?)",
+                                      [[repo, commit, *note] for note in scan.notes])
             if scan.detection is not None:
                 self._record_detection(repo, commit, scan.detection)
 

@@ -10,6 +10,7 @@ Two threaded HTTP servers listen on 127.0.0.1, each on its own port (so their or
 Unknown repositories, refs and commits are 404. Every request to either server is recorded
 (with its headers), and :meth:`GitHubServer.fail` queues faults per request path, consumed
 one per request: the next request to that path misbehaves instead of being served.
+``GitHubServer.latency_seconds`` delays every answer, as a distant server would.
 """
 
 from __future__ import annotations
@@ -43,7 +44,9 @@ class Fault:
     echoes the request's ``Authorization``, so a client quoting error bodies would leak it),
     ``reset`` (send the headers and half the body, then a TCP reset), ``truncate`` (promise the
     full Content-Length, send half, close cleanly), ``html`` (a 200 HTML page instead of the
-    answer), ``loop`` (a 302 back to the same path) or ``hang`` (accept, never answer).
+    answer), ``loop`` (a 302 back to the same path), ``hang`` (accept, never answer), ``pause``
+    (send half the body, wait for :meth:`GitHubServer.release`, then send the rest) or ``flood``
+    (a 200 without Content-Length that streams zeros until the client hangs up).
     """
 
     kind: str
@@ -56,7 +59,11 @@ def status(code: int, headers: Mapping[str, str] | None = None) -> Fault:
     return Fault("status", code, tuple((headers or {}).items()))
 
 
-RESET, TRUNCATE, HTML, LOOP, HANG = (Fault(kind) for kind in ("reset", "truncate", "html", "loop", "hang"))
+RESET, TRUNCATE, HTML, LOOP, HANG, PAUSE, FLOOD = (
+    Fault(kind) for kind in ("reset", "truncate", "html", "loop", "hang", "pause", "flood")
+)
+#: the most a ``flood`` sends before giving up on a client that never hangs up
+FLOOD_MAX_BYTES = 1 << 30
 
 
 @dataclass(frozen=True)
@@ -112,6 +119,8 @@ class _Handler(BaseHTTPRequestHandler):
         path = urlsplit(self.path).path
         headers = {k.lower(): v for k, v in self.headers.items()}
         fault = server.owner._record_and_take(Recorded(server.name, path, headers))
+        if server.owner.latency_seconds > 0:
+            server.owner._stopping.wait(server.owner.latency_seconds)
         reply = server.owner._route(server.name, path, headers)
         if fault is None:
             self._send(reply)
@@ -126,6 +135,10 @@ class _Handler(BaseHTTPRequestHandler):
         elif fault.kind == "hang":
             server.owner._stopping.wait(30)
             self.close_connection = True
+        elif fault.kind == "pause":
+            self._pause(reply, server.owner)
+        elif fault.kind == "flood":
+            self._flood()
         else:  # reset or truncate: promise the whole body, deliver half
             self._send(reply, len(reply.body) // 2)
             self.close_connection = True
@@ -133,6 +146,29 @@ class _Handler(BaseHTTPRequestHandler):
                 self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
                 self.rfile.close()
                 self.connection.close()  # linger 0: the peer gets RST, not FIN
+
+    def _pause(self, reply: _Reply, owner: GitHubServer) -> None:
+        """Half the body, then the rest once the test releases paused requests (or the server stops)."""
+        half = len(reply.body) // 2
+        self._send(reply, half)
+        self.wfile.flush()
+        owner._paused.release()
+        owner._resume.wait(60)
+        with suppress(OSError):  # the client may have been killed meanwhile
+            self.wfile.write(reply.body[half:])
+        self.close_connection = True
+
+    def _flood(self) -> None:
+        """A body with no end but the client's patience: no Content-Length, closed by the client."""
+        self.send_response(200)
+        self.send_header("Content-Type", "application/x-gzip")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        block = bytes(1 << 16)
+        with suppress(OSError):
+            for _ in range(FLOOD_MAX_BYTES // len(block)):
+                self.wfile.write(block)
+        self.close_connection = True
 
     def _send(self, reply: _Reply, cut: int | None = None) -> None:
         """Send ``reply`` with its full Content-Length, but only ``cut`` bytes of its body if given."""
@@ -152,11 +188,15 @@ class GitHubServer:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._stopping = threading.Event()
+        self._resume = threading.Event()
+        self._paused = threading.Semaphore(0)
         self._open: set[socket.socket] = set()
         self._repos: dict[str, tuple[dict[str, bytes], dict[str, str], str]] = {}
         self._faults: dict[str, deque[Fault]] = {}
         self.requests: list[Recorded] = []
         """every request to either server, in arrival order."""
+        self.latency_seconds = 0.0
+        """seconds every answer waits before it is sent (0: none)."""
         self._servers = [_Server(self, "api"), _Server(self, "codeload")]
         self._threads = [
             threading.Thread(target=s.serve_forever, kwargs={"poll_interval": 0.01}) for s in self._servers
@@ -194,6 +234,14 @@ class GitHubServer:
         with self._lock:
             return len(self._faults.get(path, ()))
 
+    def wait_paused(self, timeout: float = 60.0) -> bool:
+        """Wait until a ``pause`` fault has sent its first half; whether one did within ``timeout``."""
+        return self._paused.acquire(timeout=timeout)
+
+    def release(self) -> None:
+        """Let every paused request (and any later one) send the rest of its body."""
+        self._resume.set()
+
     def requests_to(self, server: str) -> list[Recorded]:
         """The recorded requests to ``api`` or ``codeload``."""
         with self._lock:
@@ -217,6 +265,7 @@ class GitHubServer:
     def close(self) -> None:
         """Stop both servers: release hung handlers, drop kept-alive connections, join threads."""
         self._stopping.set()
+        self._resume.set()
         for server in self._servers:
             server.shutdown()
         with self._lock:

@@ -42,8 +42,8 @@ def test_every_command_and_option_is_documented() -> None:
     group = cli.main
     assert isinstance(group, click.Group)
     for name, command in group.commands.items():
-        usage = "PATH..." if name == "count" else "MANIFEST"
-        assert f"`census {name} {usage}`" in README, name
+        usage = {"count": " PATH...", "discover": " ", "export": " ", "report": " "}.get(name, " MANIFEST`")
+        assert f"`census {name}{usage}" in README, name
         for param in command.params:
             if isinstance(param, click.Option):
                 assert any(f"`{opt}" in README for opt in param.opts), (name, param.opts)

@@ -39,7 +39,7 @@ class Recorder:
     def stage(self, name: str, total: int) -> None:
         """Ignore stage starts."""
 
-    def advance(self, label: str, outcome: str, detail: str = "") -> None:
+    def advance(self, label: str, outcome: str, detail: str = "", size_bytes: int = 0) -> None:
         """Remember a finished repository."""
         self.advances.append((label, outcome, detail))
 

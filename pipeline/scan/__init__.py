@@ -4,4 +4,4 @@
 by another version is scanned again (from the cache, without downloading).
 """
 
-SCANNER_VERSION = "2"  # 2: the registration detector runs in the same pass
+SCANNER_VERSION = "3"  # 2: the registration detector runs in the same pass; 3: tree notes

@@ -1,0 +1,77 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Reproducing the published counts
+#
+# ## Question
+#
+# The fourth seed article counted the four hint names and the word `annotations` in the trees
+# of four memory-layer projects and published one figure per tree and term. Measured on the
+# same trees, do we get the same figures, and where in each tree do the matches sit: in the
+# MCP server's own folders, in tests, in docs, or elsewhere?
+
+# %% [markdown]
+# ## Data
+#
+# The census database named by `CENSUS_DB` (a path relative to the project folder, or
+# absolute; default `data/census.duckdb`), as `census run manifests/published-2026.toml`
+# writes it. The manifest is `CENSUS_MANIFEST`, or the only one the database holds. Its
+# repositories, at the commits the manifest pins, and where each tree was read from:
+
+# %%
+import os
+
+from IPython.display import Image, display
+
+from pipeline import plots, report, stats
+
+DATABASE = stats.database_path()
+con = stats.connect(DATABASE)
+MANIFEST = report.choose_manifest(con, os.environ.get("CENSUS_MANIFEST"), str(DATABASE))
+print(f"database: {DATABASE}\nmanifest: {MANIFEST}")
+repositories = stats.repositories(con, MANIFEST)
+print(report.markdown_table(repositories.select("repo", "commit", "status", "source", "regular_files",
+                                                "skipped_members", "note")))
+
+# %% [markdown]
+# ## Method
+#
+# `stats.published_vs_measured` sets, per repository and term, the figure from the manifest's
+# `published` table beside the number of matches measured here (case-insensitive byte counts
+# over every regular file), their difference, and where the matches sit (each match in the
+# first class its path fits: tests, docs, the manifest's `server_paths`, other).
+# `plots.published_vs_measured_chart` draws it. This notebook counts nothing itself.
+
+# %% [markdown]
+# ## Result
+
+# %%
+published = stats.published_vs_measured(con, MANIFEST)
+print(report.markdown_table(published.drop("commit")))
+
+# %%
+display(Image(report.png_bytes(plots.published_vs_measured_chart(published))))
+
+# %% [markdown]
+# A difference is a statement about strings in one tree at one commit. Where the manifest gives
+# no figure the published column is empty; where a tree was not scanned the measured one is.
+
+# %% [markdown]
+# ## Caveats
+#
+# What the numbers above cannot mean, per repository (`stats.caveats`): files not read, servers
+# that live elsewhere, spellings a camelCase count misses, and what the scan cannot check.
+
+# %%
+print(report.markdown_table(stats.caveats(con, MANIFEST).drop("commit")))

@@ -1,0 +1,89 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # What the hints say: declared, on the wire, effective
+#
+# ## Question
+#
+# The first seed article counts, over MCP tools, how many set each hint and to what. Over the
+# tool definitions of this census: how many declare each hint in source, how many arrive with
+# it once the SDK's documented behaviour is applied, and what does a client effectively read,
+# under the schema defaults and under "no annotation, no gate"?
+
+# %% [markdown]
+# ## Data
+#
+# The census database named by `CENSUS_DB` (relative to the project folder, or absolute;
+# default `data/census.duckdb`) and the manifest `CENSUS_MANIFEST` (or the only one stored),
+# at the commits it pins:
+
+# %%
+import os
+
+import polars as pl
+from IPython.display import Image, display
+
+from pipeline import plots, report, stats
+
+DATABASE = stats.database_path()
+con = stats.connect(DATABASE)
+MANIFEST = report.choose_manifest(con, os.environ.get("CENSUS_MANIFEST"), str(DATABASE))
+print(f"database: {DATABASE}\nmanifest: {MANIFEST}")
+print(report.markdown_table(stats.repositories(con, MANIFEST).select("repo", "commit", "status", "mcp_tools")))
+
+# %% [markdown]
+# ## Method
+#
+# `stats.hint_coverage` gives the seed's table twice: as declared in source (`tools`) and on the
+# wire (`tool_hints_on_wire`): tools, tools with an annotations object, and per hint how many
+# set it (declared), set it true and set it false. `stats.effective_hints` gives, per tool and
+# hint, the declared value, the value on the wire, and the effective value under both client
+# readings (defaults applied, with destructiveHint and idempotentHint not applicable when
+# readOnlyHint is true; no annotation, no gate); `stats.effective_summary` counts those.
+# `plots.hint_coverage_chart` draws the first. This notebook counts nothing itself.
+
+# %% [markdown]
+# ## Result
+
+# %%
+coverage = stats.hint_coverage(con, MANIFEST)
+print(report.markdown_table(coverage))
+
+# %%
+display(Image(report.png_bytes(plots.hint_coverage_chart(coverage))))
+
+# %%
+print(report.markdown_table(stats.effective_summary(con, MANIFEST)))
+
+# %% [markdown]
+# The tools that arrive without any annotations are where the two client readings part:
+# defaults applied treats them as writing, destructive, not idempotent and open-world; no
+# annotation, no gate takes no hint-based decision at all.
+
+# %%
+effective = stats.effective_hints(con, MANIFEST)
+silent = effective.filter(pl.col("effective_no_gate") == "no gate")
+print(report.markdown_table(silent.select("repo", "path", "tool_name", "hint", "declared", "on_wire",
+                                          "effective_defaults", "effective_no_gate")))
+
+# %% [markdown]
+# ## Caveats
+#
+# A zero for a camelCase hint name is a statement about four strings; other spellings
+# (`read_only_hint`, C#'s `ReadOnly = true`) and servers kept elsewhere are listed here.
+
+# %%
+hint_caveats = ("false-zero", "hints-only-in-tests-or-docs", "server-elsewhere", "wrapper-registration")
+caveats = stats.caveats(con, MANIFEST)
+print(report.markdown_table(caveats.filter(pl.col("caveat").is_in(hint_caveats)).drop("commit")))

@@ -1,0 +1,127 @@
+"""Charts of the statistics: a DataFrame from ``pipeline.stats`` in, a matplotlib Figure out.
+
+Nothing here counts, reads or writes: the figures are drawn from the frames as they are,
+on ``matplotlib.figure.Figure`` objects (no pyplot, so no global state); ``pipeline.report``
+saves them. Every axis label says what its numbers are: matches (byte counts), tool
+definitions, declared or declared true / false.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Sequence
+
+import polars as pl
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.patches import Patch
+from matplotlib.ticker import MaxNLocator
+
+#: where matches sit, and their colours (stacked in this order)
+PLACES = {"in_server_paths": ("server paths", "#1f77b4"), "in_tests": ("tests", "#ff7f0e"),
+          "in_docs": ("docs", "#2ca02c"), "in_other": ("other", "#7f7f7f")}
+#: the parts of a declared hint, and their colours
+DECLARED = {"set_true": ("declared true", "#2ca02c"), "set_false": ("declared false", "#d62728"),
+            "set_dynamic": ("declared, not a literal", "#7f7f7f")}
+MCP_COLOUR, LOOKALIKE_COLOUR, ANNOTATED_COLOUR, TITLE_COLOUR = "#1f77b4", "#bbbbbb", "#08306b", "#9467bd"
+WIDTH_INCHES = 9.0
+
+
+def hint_coverage_chart(coverage: pl.DataFrame) -> Figure:
+    """``stats.hint_coverage``: per field, declared true / false / not a literal, one panel per reading."""
+    readings = coverage["reading"].unique(maintain_order=True).to_list()
+    figure = Figure(figsize=(WIDTH_INCHES, 3.6), layout="constrained")
+    axes = figure.subplots(1, max(len(readings), 1), sharex=True, squeeze=False)[0]
+    for ax, reading in zip(axes, readings, strict=False):
+        _coverage_panel(ax, coverage.filter(pl.col("reading") == reading), reading)
+    figure.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center", ncols=4, fontsize="small")
+    figure.suptitle("MCP tool definitions that declare each field")
+    return figure
+
+
+def _coverage_panel(ax: Axes, rows: pl.DataFrame, reading: str) -> None:
+    rows = rows.reverse()  # barh draws bottom-up: keep the table's order top-down
+    fields = rows["field"].to_list()
+    literal_title = rows.select(pl.when(pl.col("field") == "title").then(pl.col("set") - pl.col("set_dynamic"))
+                                .otherwise(0)).to_series()
+    series = [(rows[c].fill_null(0), label, colour) for c, (label, colour) in DECLARED.items()]
+    left = [0] * len(fields)
+    for values, label, colour in [*series, (literal_title, "declared (a title)", TITLE_COLOUR)]:
+        ax.barh(fields, values.to_list(), left=left, color=colour, label=label)
+        left = [a + b for a, b in zip(left, values.to_list(), strict=True)]
+    tools = sum(rows["tools"].head(1).to_list())
+    annotated = sum(rows["annotated_tools"].head(1).to_list())
+    ax.axvline(annotated, color="black", linestyle="--", linewidth=1)
+    ax.set_title(f"{reading}: {tools} tools, {annotated} annotated (dashed)", fontsize="medium")
+    ax.set_xlabel("tool definitions (declared)")
+    ax.set_xlim(0, max(tools, 1))
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+
+
+def published_vs_measured_chart(frame: pl.DataFrame) -> Figure:
+    """``stats.published_vs_measured``: per term with a non-zero figure, measured matches stacked by
+    where they sit and the published figure as a black tick; the terms whose every figure is 0
+    (or absent) are named below instead of drawn."""
+    non_zero = (pl.col("published").fill_null(0) > 0) | (pl.col("measured").fill_null(0) > 0)
+    terms = frame.filter(non_zero)["term"].unique(maintain_order=True).to_list()
+    zeros = [t for t in frame["term"].unique(maintain_order=True).to_list() if t not in terms]
+    figure = Figure(figsize=(WIDTH_INCHES, 2.2 * max(len(terms), 1) + 1.2), layout="constrained")
+    title = "Published vs measured matches (case-insensitive byte counts)"
+    note = textwrap.fill(f"not drawn, every figure 0 or not published: {', '.join(zeros)}", 100)
+    figure.suptitle(f"{title}\n{note}" if zeros else title, fontsize="medium")
+    if not terms:
+        return _empty(figure, "no term has a non-zero published figure or match")
+    axes = figure.subplots(len(terms), 1, squeeze=False)[:, 0]
+    for ax, term in zip(axes, terms, strict=True):
+        _term_panel(ax, frame.filter(pl.col("term") == term), term)
+    figure.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center", ncols=5, fontsize="small")
+    return figure
+
+
+def _term_panel(ax: Axes, rows: pl.DataFrame, term: str) -> None:
+    repos = rows["repo"].to_list()
+    bottom = [0] * len(repos)
+    for column, (label, colour) in PLACES.items():
+        values = [v or 0 for v in rows[column].to_list()]
+        ax.bar(repos, values, bottom=bottom, color=colour, label=f"measured: {label}", width=0.6)
+        bottom = [a + b for a, b in zip(bottom, values, strict=True)]
+    published = [(n, v) for n, v in enumerate(rows["published"].to_list()) if v is not None]
+    ax.scatter([n for n, _ in published], [v for _, v in published], marker="_", s=900, color="black",
+               linewidths=2.5, label="published", zorder=3)
+    ax.set_ylabel(f"{term}\nmatches")
+    ax.set_ylim(0, max([*bottom, *(v for _, v in published), 1]) * 1.15)
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.tick_params(axis="x", labelsize="small")
+
+
+def tools_by_sdk_chart(frame: pl.DataFrame) -> Figure:
+    """``stats.tools_by_sdk``: tool definitions per repository and library (MCP or look-alike),
+    with the MCP ones that declare an annotations object in source drawn darker."""
+    figure = Figure(figsize=(WIDTH_INCHES, 0.35 * max(len(frame), 1) + 1.4), layout="constrained")
+    if frame.is_empty():
+        return _empty(figure, "no tool definition found")
+    ax = figure.subplots()
+    labels = [f"{r} · {s}" for r, s in zip(frame["repo"], frame["sdk"], strict=True)][::-1]
+    is_mcp = frame["is_mcp"].to_list()[::-1]
+    colours = [MCP_COLOUR if m else LOOKALIKE_COLOUR for m in is_mcp]
+    ax.barh(labels, frame["tools"].to_list()[::-1], color=colours)
+    annotated = [a if m else 0 for a, m in zip(frame["annotated_tools"].to_list()[::-1], is_mcp, strict=True)]
+    ax.barh(labels, annotated, color=ANNOTATED_COLOUR, height=0.4)
+    _legend(ax, [("MCP tools", MCP_COLOUR), ("declaring annotations (source)", ANNOTATED_COLOUR),
+                 ("look-alike tools (not MCP)", LOOKALIKE_COLOUR)])
+    ax.set_xlabel("tool definitions")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    figure.suptitle("Tool definitions by library")
+    return figure
+
+
+def _legend(ax: Axes, entries: Sequence[tuple[str, str]]) -> None:
+    handles = [Patch(color=colour, label=label) for label, colour in entries]
+    ax.figure.legend(handles=handles, loc="outside lower center", ncols=len(handles), fontsize="small")
+
+
+def _empty(figure: Figure, message: str) -> Figure:
+    ax = figure.subplots()
+    ax.set_axis_off()
+    ax.text(0.5, 0.5, message, ha="center", va="center")
+    return figure

@@ -1,0 +1,143 @@
+"""A census report: ``README.md`` with the tables, PNG charts and the caveats, plus the data.
+
+``collect`` reads the statistics of one manifest from a census database (``pipeline.stats``
+is the only source of numbers); ``export`` / ``load`` write and read those frames as Parquet
+under ``data/``, so the Markdown can be rebuilt from a committed report without the database;
+``render`` turns them into Markdown (``pipeline.report_markdown``) and ``charts`` into figures
+(``pipeline.plots``); ``write`` does all of it into one folder. The notebooks use the same
+functions. The output is deterministic: rows are sorted and no clock is read.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+import duckdb
+import polars as pl
+from matplotlib.figure import Figure
+
+from pipeline import manifest as manifests
+from pipeline import plots, stats
+from pipeline.errors import ManifestError
+from pipeline.report_markdown import CHARTS, markdown_table, render
+
+__all__ = ["CHARTS", "ReportData", "charts", "choose_manifest", "collect", "export", "load", "markdown_table",
+           "png_bytes", "rebuild", "render", "write", "write_from_db"]
+
+DATA_DIR = "data"
+
+
+@dataclass(frozen=True)
+class ReportData:
+    """Everything a report shows, as the frames ``pipeline.stats`` returns."""
+
+    manifest: str
+    """the manifest's name."""
+    repositories: pl.DataFrame
+    """``stats.repositories``."""
+    published_vs_measured: pl.DataFrame
+    """``stats.published_vs_measured``."""
+    tools_by_sdk: pl.DataFrame
+    """``stats.tools_by_sdk``."""
+    lookalikes_excluded: pl.DataFrame
+    """``stats.lookalikes_excluded``."""
+    hint_coverage: pl.DataFrame
+    """``stats.hint_coverage``."""
+    effective_summary: pl.DataFrame
+    """``stats.effective_summary``."""
+    caveats: pl.DataFrame
+    """``stats.caveats``."""
+
+
+TABLES = tuple(f.name for f in fields(ReportData) if f.name != "manifest")
+
+
+def collect(con: duckdb.DuckDBPyConnection, manifest: str) -> ReportData:
+    """The statistics of ``manifest``, each from its ``pipeline.stats`` function."""
+    return ReportData(manifest, **{name: getattr(stats, name)(con, manifest) for name in TABLES})
+
+
+def choose_manifest(con: duckdb.DuckDBPyConnection, wanted: str | None, where: str = "the database") -> str:
+    """The manifest to report on: ``wanted`` (a stored name, or a manifest file whose name is
+    read from it), else the only one stored; ``ManifestError`` names the choices otherwise."""
+    names = stats.manifest_names(con)
+    if wanted is not None and Path(wanted).is_file():
+        wanted = manifests.load(Path(wanted)).name
+    if wanted is None and len(names) == 1:
+        return names[0]
+    if wanted in names:
+        return wanted
+    stored = ", ".join(names) or "none; run `census run MANIFEST` first"
+    if wanted is None:
+        raise ManifestError(f"{where}: holds more than one manifest, name one (stored: {stored})")
+    raise ManifestError(f"{where}: no manifest named {wanted!r} (stored: {stored})")
+
+
+def charts(data: ReportData) -> dict[str, Figure]:
+    """The report's figures, by file name."""
+    return {
+        "published-vs-measured.png": plots.published_vs_measured_chart(data.published_vs_measured),
+        "tools-by-sdk.png": plots.tools_by_sdk_chart(data.tools_by_sdk),
+        "hint-coverage.png": plots.hint_coverage_chart(data.hint_coverage),
+    }
+
+
+def png_bytes(figure: Figure) -> bytes:
+    """``figure`` as PNG bytes, without the software stamp (so equal figures give equal bytes)."""
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=100, metadata={"Software": None})
+    return buffer.getvalue()
+
+
+def export(data: ReportData, folder: Path) -> list[Path]:
+    """Write the frames as ``folder/data/<table>.parquet`` and the manifest's name as
+    ``folder/data/report.json``; the written paths."""
+    target = folder / DATA_DIR
+    target.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name in TABLES:
+        path = target / f"{name}.parquet"
+        getattr(data, name).write_parquet(path)
+        written.append(path)
+    meta = target / "report.json"
+    meta.write_text(json.dumps({"manifest": data.manifest, "tables": list(TABLES)}, indent=2) + "\n", encoding="utf-8")
+    return [*written, meta]
+
+
+def load(folder: Path) -> ReportData:
+    """The frames ``export`` wrote into ``folder``."""
+    meta = json.loads((folder / DATA_DIR / "report.json").read_text(encoding="utf-8"))
+    return ReportData(meta["manifest"], **{name: pl.read_parquet(folder / DATA_DIR / f"{name}.parquet")
+                                           for name in TABLES})
+
+
+def write(data: ReportData, folder: Path) -> list[Path]:
+    """``folder/README.md``, its PNG charts and the data export; the written paths."""
+    folder.mkdir(parents=True, exist_ok=True)
+    written = export(data, folder)
+    for name, figure in charts(data).items():
+        (folder / name).write_bytes(png_bytes(figure))
+        written.append(folder / name)
+    readme = folder / "README.md"
+    readme.write_text(render(data), encoding="utf-8", newline="\n")
+    return [readme, *written]
+
+
+def rebuild(folder: Path) -> list[Path]:
+    """Rewrite a report from its own data export (no database needed): after a change to the
+    rendering code, this is what the committed report must become."""
+    return write(load(folder), folder)
+
+
+def write_from_db(db: Path, wanted: str | None, out: Path | None) -> list[Path]:
+    """``census report``: open ``db`` read-only, choose the manifest and write its report into
+    ``out`` (default ``reports/<manifest>``)."""
+    con = stats.connect(db)
+    try:
+        name = choose_manifest(con, wanted, str(db))
+        return write(collect(con, name), out or Path("reports") / name)
+    finally:
+        con.close()

@@ -1,0 +1,219 @@
+"""Fetch and scan many repositories at once: in worker processes here, or on a Dask cluster.
+
+The driver (``Census.run``) decides what needs doing and is the database's only writer; the
+work of one repository (download or cache lookup, then one read of the archive) is a
+``Task`` that any executor runs and answers with a ``TaskResult``:
+
+- ``local`` with ``jobs == 1`` runs each task in this process, in manifest order;
+- ``local`` with ``jobs > 1`` runs them in a pool of ``jobs`` worker processes (spawned, so
+  no DuckDB or HTTP state is inherited); downloads overlap, scans use every core;
+- ``dask://HOST:PORT`` submits them to a Dask distributed scheduler (``dask.distributed``).
+
+At most ``2 * jobs`` tasks are in flight, so memory is bounded by the number of workers,
+not by the size of the manifest. The token is not part of a task: each worker reads its own
+``GITHUB_TOKEN``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Generator, Iterable, Iterator
+from dataclasses import dataclass, replace
+from typing import Any, Protocol
+
+from pipeline.archive import limited
+from pipeline.cache import ArchiveCache
+from pipeline.errors import SourceError
+from pipeline.fetch import GitHubClient
+from pipeline.manifest import RepoEntry
+from pipeline.progress import SILENT, StderrWaits
+from pipeline.scan.detect import Detector
+from pipeline.scan.tree import TreeScan, scan_tree
+from pipeline.settings import DEFAULT_JOBS, ENV, Settings
+from pipeline.source import Fetched, source_for
+
+__all__ = ["DEFAULT_JOBS", "DaskExecutor", "Executor", "LocalExecutor", "Task", "TaskResult", "executor",
+           "fetch_and_scan", "task_for"]
+
+
+@dataclass(frozen=True)
+class Task:
+    """One repository to fetch and scan."""
+
+    entry: RepoEntry
+    commit: str
+    terms: tuple[str, ...]
+    settings: Settings
+    """where to fetch from and cache into; ``token`` is always ``None`` here."""
+    known_sha256: str | None = None
+    """the archive already scanned with these terms and this scanner version, if any."""
+    announce_waits: bool = False
+    """print rate-limit and retry waits on stderr (the driver's observer is not silent)."""
+
+
+@dataclass(frozen=True)
+class TaskResult:
+    """What a worker did with one ``Task``."""
+
+    repo: str
+    commit: str
+    status: str
+    """``scanned``, ``unchanged`` (same archive as ``known_sha256``) or ``skipped``."""
+    source: str
+    fetched: Fetched | None = None
+    scan: TreeScan | None = None
+    stage: str | None = None
+    """``fetch`` or ``scan``: where a skipped task failed."""
+    reason: str | None = None
+
+
+def task_for(entry: RepoEntry, commit: str, terms: tuple[str, ...], settings: Settings, *,
+             known_sha256: str | None = None, announce_waits: bool = False) -> Task:
+    """A task that carries no token."""
+    return Task(entry, commit, terms, replace(settings, token=None), known_sha256, announce_waits)
+
+
+def fetch_and_scan(task: Task, client: GitHubClient | None = None) -> TaskResult:
+    """Run one task: fetch (or find in the cache), then count and detect in one read.
+
+    In a worker the task gets a client of its own, with the worker's ``GITHUB_TOKEN``; in the
+    driver's process ``client`` is the driver's (its observer shows the waits).
+    """
+    settings = replace(task.settings, token=os.environ.get(ENV["token"]) or None)
+    if client is not None:
+        return _fetch_and_scan(task, settings, client)
+    own = GitHubClient(settings, StderrWaits(settings.redact) if task.announce_waits else SILENT)
+    try:
+        return _fetch_and_scan(task, settings, own)
+    finally:
+        own.close()
+
+
+def _fetch_and_scan(task: Task, settings: Settings, client: GitHubClient) -> TaskResult:
+    source = source_for(task.entry, client, ArchiveCache(settings.cache_dir, settings.api_url))
+    base = TaskResult(task.entry.repo, task.commit, "skipped", source.kind)
+    try:
+        fetched = source.fetch(task.commit)
+    except Exception as exc:  # one bad repository never stops a census
+        return replace(base, stage="fetch", reason=reason(exc, settings))
+    if task.known_sha256 is not None and fetched.sha256 == task.known_sha256:
+        return replace(base, status="unchanged", fetched=fetched)
+    try:
+        scan = scan_tree(limited(source.members(task.commit, fetched), settings.limits), task.terms, Detector())
+    except Exception as exc:  # one bad repository never stops a census
+        return replace(base, fetched=fetched, stage="scan", reason=reason(exc, settings))
+    return replace(base, status="scanned", fetched=fetched, scan=scan)
+
+
+def reason(exc: Exception, settings: Settings) -> str:
+    """A skip reason: a ``SourceError``'s message, or the type of an unexpected error."""
+    text = str(exc) if isinstance(exc, SourceError) else f"unexpected {type(exc).__name__}: {exc}"
+    return settings.redact(text)
+
+
+class Executor(Protocol):
+    """Runs tasks somewhere and hands back their results as they finish."""
+
+    in_process: bool
+    """whether tasks run in this process (then they may share its client)."""
+    jobs: int
+    """how many tasks run at once (also the driver's concurrent pin requests)."""
+
+    def run(self, work: Callable[[Task], TaskResult], tasks: Iterable[Task]) -> Iterator[TaskResult]:
+        """The results of ``work`` over ``tasks``, in completion order."""
+
+    def close(self) -> None:
+        """Release workers and connections."""
+
+
+def executor(spec: str, jobs: int) -> Executor:
+    """``local`` (``jobs`` processes) or ``dask://HOST:PORT``."""
+    if jobs < 1:
+        raise ValueError(f"--jobs must be at least 1 (got {jobs})")
+    if spec == "local":
+        return LocalExecutor(jobs)
+    if spec.startswith(("dask://", "tcp://")):
+        return DaskExecutor(spec.removeprefix("dask://"), jobs)
+    raise ValueError(f"unknown executor {spec!r} (use local or dask://HOST:PORT)")
+
+
+class LocalExecutor:
+    """This process for one job; a pool of spawned worker processes for more."""
+
+    def __init__(self, jobs: int) -> None:
+        self.jobs = jobs
+        self.in_process = jobs == 1
+        self._pool: Any = None
+
+    def run(self, work: Callable[[Task], TaskResult], tasks: Iterable[Task]) -> Iterator[TaskResult]:
+        """Results in manifest order for one job, in completion order otherwise."""
+        if self.jobs == 1:
+            yield from map(work, tasks)
+            return
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(self.jobs, mp_context=multiprocessing.get_context("spawn"))
+        yield from bounded(self._pool.submit, _wait_first, work, tasks, 2 * self.jobs)
+
+    def close(self) -> None:
+        """Stop the worker processes."""
+        if self._pool is not None:
+            self._pool.shutdown(cancel_futures=True)
+            self._pool = None
+
+
+class DaskExecutor:
+    """Tasks on a Dask distributed cluster; the results come back to this driver."""
+
+    def __init__(self, address: str, jobs: int) -> None:
+        from dask.distributed import Client
+
+        self.in_process = False
+        self.jobs = jobs
+        self._client = Client(address if "://" in address else f"tcp://{address}",
+                              set_as_default=False)
+        threads = self._client.nthreads()
+        self._limit = max(2 * jobs, 2 * sum(threads.values()))
+
+    def run(self, work: Callable[[Task], TaskResult], tasks: Iterable[Task]) -> Iterator[TaskResult]:
+        """Results in completion order."""
+        from dask.distributed import as_completed
+
+        finished = as_completed(loop=self._client.loop)
+        for task in tasks:
+            finished.add(self._client.submit(work, task, pure=False))
+            if finished.count() >= self._limit:
+                yield next(finished).result()
+        for future in finished:
+            yield future.result()
+
+    def close(self) -> None:
+        """Disconnect from the scheduler (the cluster keeps running)."""
+        self._client.close()
+
+
+def bounded(submit: Callable[..., Any], first_done: Callable[[set[Any]], set[Any]],
+            work: Callable[[Task], TaskResult], tasks: Iterable[Task], limit: int) -> Iterator[TaskResult]:
+    """Keep at most ``limit`` futures in flight; yield each result as it completes."""
+    pending: set[Any] = set()
+    for task in tasks:
+        pending.add(submit(work, task))
+        if len(pending) >= limit:
+            pending = yield from _drain(pending, first_done)
+    while pending:
+        pending = yield from _drain(pending, first_done)
+
+
+def _drain(pending: set[Any], first_done: Callable[[set[Any]], set[Any]]) -> Generator[TaskResult, None, set[Any]]:
+    done = first_done(pending)
+    for future in done:
+        yield future.result()
+    return pending - done
+
+
+def _wait_first(pending: set[Any]) -> set[Any]:
+    from concurrent.futures import FIRST_COMPLETED, wait
+
+    return set(wait(pending, return_when=FIRST_COMPLETED).done)

@@ -1,0 +1,55 @@
+"""Facts about a tree that change how its counts read, noted in the scan's one pass:
+
+- ``.gitattributes`` lines that leave files out of GitHub's archives (``export-ignore``) or
+  store them in Git LFS (``filter=lfs``);
+- ``.gitmodules`` paths: submodules, whose files live in other repositories and are never
+  in an archive;
+- Git LFS pointer files: a few lines of text counted in place of the file they stand for.
+
+Each note is ``(path, kind, detail)``; reports turn them into caveats.
+"""
+
+from __future__ import annotations
+
+from posixpath import basename
+
+#: file name -> note kind
+GIT_FILES = {".gitattributes": "gitattributes", ".gitmodules": "gitmodules"}
+#: the first bytes of every Git LFS pointer (https://github.com/git-lfs/git-lfs/blob/main/docs/spec.md)
+LFS_MAGIC = b"version https://git-lfs.github.com/spec/"
+#: pointers are about 130 bytes; the spec caps them at 1024
+LFS_MAX_BYTES = 1024
+#: a ``.gitattributes`` or ``.gitmodules`` larger than this is noted by its first bytes only
+NOTE_MAX_BYTES = 64 << 10
+#: a larger ``.gitattributes`` or ``.gitmodules`` is not read for notes (no real one comes near)
+READ_MAX_BYTES = 1 << 20
+#: ``.gitattributes`` attributes worth a note
+ATTRIBUTES = ("export-ignore", "filter=lfs")
+
+
+def kind_of(path: str, size_bytes: int) -> str | None:
+    """The note a regular file may give (``gitattributes``, ``gitmodules``, ``lfs``), by name and size."""
+    kind = GIT_FILES.get(basename(path))
+    if kind is not None:
+        return kind if size_bytes <= READ_MAX_BYTES else None
+    return "lfs" if len(LFS_MAGIC) <= size_bytes <= LFS_MAX_BYTES else None
+
+
+def note(path: str, kind: str, data: bytes) -> tuple[str, str, str] | None:
+    """The note for a file of ``kind`` with content ``data``, or ``None`` if it says nothing."""
+    if kind == "lfs":
+        return (path, "lfs-pointer", _lfs_detail(data)) if data.startswith(LFS_MAGIC) else None
+    text = data[:NOTE_MAX_BYTES].decode("utf-8", "replace")
+    if kind == "gitmodules":
+        lines = [line.split("=", 1)[1].strip() for line in text.splitlines()
+                 if line.strip().startswith("path") and "=" in line]
+    else:
+        lines = [line.strip() for line in text.splitlines()
+                 if not line.lstrip().startswith("#") and any(a in line for a in ATTRIBUTES)]
+    return (path, kind, "\n".join(lines)) if lines else None
+
+
+def _lfs_detail(data: bytes) -> str:
+    """The pointer's ``oid`` and ``size`` lines."""
+    lines = data.decode("ascii", "replace").splitlines()
+    return " ".join(line for line in lines if line.startswith(("oid ", "size ")))

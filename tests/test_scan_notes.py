@@ -1,0 +1,110 @@
+"""Tree notes: the ``.gitattributes``, ``.gitmodules`` and Git LFS facts the scan records."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+
+import duckdb
+import polars as pl
+from synth import tarball
+
+from pipeline import stats
+from pipeline.archive import members
+from pipeline.census import Census
+from pipeline.manifest import load
+from pipeline.scan import notes
+from pipeline.scan.tree import scan_tree
+from pipeline.settings import Settings
+from pipeline.source import Fetched
+from pipeline.store import Store
+
+POINTER = (b"version https://git-lfs.github.com/spec/v1\n"
+           b"oid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\nsize 12345\n")
+ATTRIBUTES = b"""# docs are not shipped
+docs/** export-ignore
+*.psd filter=lfs diff=lfs merge=lfs -text
+*.py text eol=lf
+# *.bin export-ignore   (commented out)
+"""
+MODULES = b"""[submodule "evaluation"]
+\tpath = evaluation
+\turl = https://github.com/acme/evaluation
+[submodule "vendor/lib"]
+    path = vendor/lib
+    url = ../lib.git
+"""
+TREE: dict[str, bytes | tuple[str, str]] = {
+    ".gitattributes": ATTRIBUTES,
+    ".gitmodules": MODULES,
+    "art/logo.psd": POINTER,
+    "art/big.psd": POINTER + b"x" * 2000,  # too large to be a pointer
+    "src/.gitattributes": b"*.go text\n",  # says nothing worth a note
+    "src/main.py": b"readOnlyHint = True\n",
+    "short.txt": b"version",
+}
+
+
+def test_notes_of_a_tree_in_one_pass(tmp_path: Path) -> None:
+    path = tmp_path / "t.tar.gz"
+    path.write_bytes(tarball(TREE, root="r"))
+    scan = scan_tree(members(path, "r"), ("readOnlyHint",))
+    assert sorted(scan.notes) == [
+        (".gitattributes", "gitattributes", "docs/** export-ignore\n*.psd filter=lfs diff=lfs merge=lfs -text"),
+        (".gitmodules", "gitmodules", "evaluation\nvendor/lib"),
+        ("art/logo.psd", "lfs-pointer",
+         "oid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393 size 12345"),
+    ]
+    assert scan.counts == (("src/main.py", "readOnlyHint", 1),)  # noting changes no count
+
+
+def test_which_files_are_read_for_notes() -> None:
+    assert notes.kind_of("a/b/.gitattributes", 10) == "gitattributes"
+    assert notes.kind_of(".gitmodules", notes.READ_MAX_BYTES + 1) is None
+    assert notes.kind_of("x.bin", 200) == "lfs"
+    assert notes.kind_of("x.bin", notes.LFS_MAX_BYTES + 1) is None
+    assert notes.kind_of("x.bin", 3) is None
+    assert notes.note("x.bin", "lfs", b"not a pointer at all, just text" * 3) is None
+
+
+def test_notes_are_stored_and_replaced_with_the_scan(tmp_path: Path) -> None:
+    path = tmp_path / "t.tar.gz"
+    path.write_bytes(tarball(TREE, root="r"))
+    scan = scan_tree(members(path, "r"), ("readOnlyHint",))
+    fetched = Fetched("0" * 64, 1, "r", datetime(2026, 1, 1))
+    with Store(tmp_path / "c.duckdb") as store:
+        for _ in range(2):  # a rescan replaces, never adds
+            store.record_scan("o/n", "1" * 40, fetched=fetched, source="tarball", scan=scan, terms=("x",), version="3")
+    with duckdb.connect(str(tmp_path / "c.duckdb"), read_only=True) as con:
+        rows = con.execute("SELECT path, kind FROM tree_notes ORDER BY ALL").fetchall()
+    assert rows == [(".gitattributes", "gitattributes"), (".gitmodules", "gitmodules"), ("art/logo.psd", "lfs-pointer")]
+
+
+def test_caveats_read_the_notes(tmp_path: Path) -> None:
+    lfs_only: dict[str, bytes | tuple[str, str]] = {
+        ".gitattributes": b"*.onnx filter=lfs diff=lfs merge=lfs -text\n", "m.py": b"x = 1\n"}
+    trees = {"acme/art": TREE, "acme/lfs-only": lfs_only}
+    lines = ['[census]\nname = "notes"\n']
+    for i, (repo, tree) in enumerate(trees.items()):
+        commit = f"{i + 1}" * 40
+        (tmp_path / f"{i}.tar.gz").write_bytes(tarball(tree, root=f"r{i}", commit=commit))
+        lines.append(f'[[repos]]\nrepo = "{repo}"\ncommit = "{commit}"\nsource = "{i}.tar.gz"\n')
+    (tmp_path / "m.toml").write_text("\n".join(lines))
+    settings = Settings(db_path=tmp_path / "c.duckdb", cache_dir=tmp_path / "cache", api_url="http://127.0.0.1:9")
+    census = Census(load(tmp_path / "m.toml"), settings)
+    with Store(settings.db_path) as store:
+        assert [o.status for o in census.run(store)] == ["scanned", "scanned"]
+    census.close()
+    with duckdb.connect(str(settings.db_path)) as con:
+        found = {(r, c): (s, e) for r, _, c, s, e in stats.caveats(con, "notes").iter_rows() if c != "false-zero"}
+        assert {key: status for key, (status, _) in found.items()} == {
+            ("acme/art", "submodules"): "found", ("acme/art", "export-ignore"): "found",
+            ("acme/art", "lfs-pointers"): "found", ("acme/lfs-only", "lfs-pointers"): "possible"}
+        assert "evaluation, vendor/lib" in found["acme/art", "submodules"][1]
+        assert "docs/**" in found["acme/art", "export-ignore"][1]
+        assert "1 file (art/logo.psd)" in found["acme/art", "lfs-pointers"][1]
+        assert "(*.onnx)" in found["acme/lfs-only", "lfs-pointers"][1]
+        con.execute("UPDATE snapshots SET scanner_version = '2'; DELETE FROM tree_notes")  # before notes were kept
+        older = stats.caveats(con, "notes").filter(pl.col("caveat") != "false-zero")
+        assert older["status"].to_list() == ["not checked"] * 6
+        assert all("scanned by scanner version 2" in e for e in older["evidence"])
