@@ -284,3 +284,8 @@ def _print_totals(store: Any, manifest_name: str) -> None:
 def _fail(settings: Settings, message: str, code: int) -> None:
     click.echo(settings.redact(f"census: error: {message}"), err=True)
     sys.exit(code)
+
+
+from pipeline import cli_runtime  # noqa: E402  (registers probe and ingest-tools-list on the group)
+
+__all__ = ["cli_runtime", "main"]

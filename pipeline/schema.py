@@ -11,6 +11,8 @@ Tables (later stages extend these, never rename them):
 - ``tools``: one row per tool definition the detector found, with its declared annotations.
 - ``detector_exclusions``: files the detector left out on purpose, with the reason.
 - ``sdk_catalog``: every library the detector knows (rewritten on open from ``sdks.SDKS``).
+- ``runtime_captures``, ``runtime_tools``, ``runtime_servers``: tools/list answers of running
+  servers (``pipeline.runtime_store``).
 
 Views:
 
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import duckdb
 
+from pipeline import runtime_store
 from pipeline.scan.detect.model import HINT_FIELDS
 from pipeline.scan.detect.sdks import SDKS
 
@@ -142,3 +145,4 @@ def install(con: duckdb.DuckDBPyConnection) -> None:
     rows = [(s.key, s.language, s.is_mcp, s.wire) for s in SDKS.values()]
     con.executemany("INSERT INTO sdk_catalog VALUES (?, ?, ?, ?)", rows)
     con.execute(wire_view())
+    runtime_store.install(con)

@@ -138,19 +138,14 @@ class Store:
                 "INSERT INTO skipped_files SELECT ?, ?, unnest(?::VARCHAR[]), unnest(?::VARCHAR[])",
                 [repo, commit, paths, kinds],
             )
-            if scan.notes:
-                self._con.executemany("INSERT INTO tree_notes VALUES (?, ?, ?, ?, ?)",
-                                      [[repo, commit, *note] for note in scan.notes])
+            _insert(self._con, "tree_notes", [[repo, commit, *note] for note in scan.notes])
             if scan.detection is not None:
                 self._record_detection(repo, commit, scan.detection)
 
     def _record_detection(self, repo: str, commit: str, detection: Detection) -> None:
-        rows = [[repo, commit, *_tool_columns(tool)] for tool in detection.tools]
-        if rows:
-            self._con.executemany(f"INSERT INTO tools VALUES ({', '.join('?' * 18)})", rows)
-        excluded = [[repo, commit, e.path, e.reason, e.detail] for e in detection.exclusions]
-        if excluded:
-            self._con.executemany("INSERT INTO detector_exclusions VALUES (?, ?, ?, ?, ?)", excluded)
+        _insert(self._con, "tools", [[repo, commit, *_tool_columns(tool)] for tool in detection.tools])
+        _insert(self._con, "detector_exclusions", [[repo, commit, e.path, e.reason, e.detail]
+                                                   for e in detection.exclusions])
 
     def record_manifest(self, manifest: Manifest, commits: dict[str, str | None]) -> None:
         """Replace the stored copy of ``manifest`` (entries, pins and published figures)."""
@@ -185,6 +180,14 @@ class _Transaction:
 
     def __exit__(self, kind: type[BaseException] | None, *rest: object) -> None:
         self._con.execute("COMMIT" if kind is None else "ROLLBACK")
+
+
+def _insert(con: duckdb.DuckDBPyConnection, table: str, rows: Sequence[Sequence[Any]], batch: int = 256) -> None:
+    """Insert ``rows`` with one statement per ``batch`` rows (``executemany`` costs a round per row)."""
+    for start in range(0, len(rows), batch):
+        chunk = rows[start : start + batch]
+        values = ", ".join(f"({', '.join('?' * len(row))})" for row in chunk)
+        con.execute(f"INSERT INTO {table} VALUES {values}", [value for row in chunk for value in row])
 
 
 def _tool_columns(tool: Tool) -> list[Any]:

@@ -398,3 +398,17 @@ def test_word_presence_reports_a_frequent_word_once(engine: str) -> None:
     presence = WordPresence(("tool", "mcp", "hint"), engine)
     assert presence.present(b"TOOL tool ToOl " * 10_000 + b"mcP") == {"tool", "mcp"}
     assert presence.present(b"") == frozenset()
+
+
+def test_threads_scan_at_once_with_one_compiled_database_each() -> None:
+    """A Dask worker runs several tasks in threads: their counters never share a scratch space."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    data = [(b"readOnlyHint x " * n + b"ANNOTATIONS" * (n % 3)) * 50 for n in range(1, 41)]
+
+    def count(buffer: bytes) -> list[int]:
+        return TermCounter(("readOnlyHint", "annotations"), engine="auto").count_chunks([buffer[:7], buffer[7:]])
+
+    with ThreadPoolExecutor(4) as pool:
+        found = list(pool.map(count, data * 5))
+    assert found == [[b.lower().count(b"readonlyhint"), b.lower().count(b"annotations")] for b in data * 5]

@@ -42,7 +42,8 @@ def test_every_command_and_option_is_documented() -> None:
     group = cli.main
     assert isinstance(group, click.Group)
     for name, command in group.commands.items():
-        usage = {"count": " PATH...", "discover": " ", "export": " ", "report": " "}.get(name, " MANIFEST`")
+        usage = {"count": " PATH...", "discover": " ", "export": " ", "report": " ", "probe": " NAME",
+                 "ingest-tools-list": " FILE"}.get(name, " MANIFEST`")
         assert f"`census {name}{usage}" in README, name
         for param in command.params:
             if isinstance(param, click.Option):

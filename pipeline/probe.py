@@ -1,0 +1,375 @@
+"""Ask a running MCP server for its tools, with the official ``mcp`` client.
+
+``probe`` starts a stdio server (``stdio_client``), ``probe_url`` talks to a Streamable HTTP
+server (``streamable_http_client``); both initialize a ``ClientSession``, call tools/list
+through every page (``nextCursor``) and return a :class:`~pipeline.runtime.Capture`.
+
+What is stored is what arrived on the wire, not what the SDK made of it: the session's
+streams are tapped and the raw JSON of each answer is kept, then read by
+``pipeline.runtime`` (the same reader as ``ingest_tools_list``). A page the SDK refuses (a
+hint that is not a boolean fails its validation) is still read; the refusal is noted in
+``reason``.
+
+Nothing here hangs or raises for a bad server: a command that cannot start, a server that
+never answers, crashes, exits or answers with an error gives a ``skipped`` capture with a
+one-line reason naming the step (``start``, ``initialize``, ``tools/list page N``). Each step
+has its own deadline (:class:`Timeouts`). A stdio server's whole process tree is killed at
+the end: the SDK closes stdin and kills the process group of a server that does not exit, and
+the probe then kills every process still carrying the probe's cookie in its environment
+(``CENSUS_PROBE_COOKIE``, read from ``/proc`` on Linux), daemons that left the group included.
+
+Environment variables and headers given to a server are never stored; their values are
+masked in every reason, and a URL is stored without credentials or query values. Arguments
+are stored as given: pass secrets through ``env``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import logging
+import os
+import re
+import secrets
+import shlex
+import signal
+import tempfile
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, suppress
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import IO, Any, TypeVar
+from urllib.parse import urlsplit, urlunsplit
+
+import anyio
+import httpx2
+from mcp import ClientSession, MCPError, StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.message import SessionMessage
+from mcp.types import JSONRPCRequest, JSONRPCResponse, PaginatedRequestParams
+from mcp_types.jsonrpc import CONNECTION_CLOSED
+from pydantic import ValidationError
+
+from pipeline.runtime import HTTP, OK, SKIPPED, STDIO, Capture, RuntimeTool, ToolsListError, tools_of
+
+#: environment variable that marks every process of one probe, so the tree can be found and killed
+COOKIE_VARIABLE = "CENSUS_PROBE_COOKIE"
+T = TypeVar("T")
+# the SDK logs a server's stray stdout lines as errors; without a handler of the application's
+# own, Python's last-resort handler would print them: the library never prints
+logging.getLogger("mcp").addHandler(logging.NullHandler())
+
+
+class ProbeError(ValueError):
+    """A probe that cannot even be attempted (no command, no URL); the message names the server."""
+
+
+@dataclass(frozen=True)
+class Timeouts:
+    """How long each step may take before the server is skipped with the step named."""
+
+    start_seconds: float = 10.0
+    """spawning the stdio server / opening the HTTP transport."""
+    initialize_seconds: float = 60.0
+    """from then to the ``initialize`` answer: a stdio server's start-up (``npx``, ``uvx``) is in here."""
+    page_seconds: float = 30.0
+    """each tools/list page."""
+    max_pages: int = 1000
+    """more pages than this is a skipped capture (so is a ``nextCursor`` that repeats)."""
+
+
+def probe(server: str, command: Sequence[str], *, env: Mapping[str, str] | None = None,
+          cwd: Path | str | None = None, timeouts: Timeouts = Timeouts()) -> Capture:
+    """Start ``command`` as a stdio MCP server named ``server`` and capture its tools/list.
+
+    ``env`` is added to the SDK's minimal default environment (``HOME``, ``PATH``, ...) and
+    never stored. Never hangs past the deadlines of ``timeouts``; raises only ``ProbeError``.
+    """
+    if not command:
+        raise ProbeError(f"{server}: no command to start the server with")
+    return _run_sync(_probe_stdio, server, list(command), dict(env or {}), cwd, timeouts)
+
+
+def probe_url(server: str, url: str, *, headers: Mapping[str, str] | None = None,
+              timeouts: Timeouts = Timeouts()) -> Capture:
+    """Capture the tools/list of the Streamable HTTP MCP server at ``url``, named ``server``.
+
+    ``headers`` (e.g. ``Authorization``) are sent with every request and never stored.
+    """
+    if urlsplit(url).scheme not in ("http", "https"):
+        raise ProbeError(f"{server}: {safe_url(url)!r} is not an http(s) URL")
+    return _run_sync(_probe_http, server, url, dict(headers or {}), timeouts)
+
+
+async def _probe_stdio(server: str, command: list[str], env: dict[str, str], cwd: Path | str | None,
+                       timeouts: Timeouts) -> Capture:
+    cookie = secrets.token_hex(16)
+    params = StdioServerParameters(command=command[0], args=command[1:], env={**env, COOKIE_VARIABLE: cookie},
+                                   cwd=cwd)
+    with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as errlog:
+        try:
+            outcome = await _exchange(lambda: stdio_client(params, errlog=errlog), timeouts,
+                                      give_up=lambda: _ignore(kill_marked(cookie)))
+        finally:
+            kill_marked(cookie)
+        stderr = _last_line(errlog)
+    return _capture(server, outcome, transport=STDIO, target=shlex.join(command), stderr=stderr,
+                    hidden=list(env.values()))
+
+
+async def _probe_http(server: str, url: str, headers: dict[str, str], timeouts: Timeouts) -> Capture:
+    @asynccontextmanager
+    async def connect() -> AsyncIterator[Any]:
+        limits = httpx2.Timeout(timeouts.page_seconds, connect=timeouts.start_seconds)
+        async with httpx2.AsyncClient(headers=headers, timeout=limits) as client, \
+                streamable_http_client(url, http_client=client) as streams:
+            yield streams
+
+    outcome = await _exchange(connect, timeouts, give_up=lambda: None)
+    return _capture(server, outcome, transport=HTTP, target=safe_url(url), stderr="", hidden=list(headers.values()))
+
+
+class _Wire:
+    """Taps a session's streams: remembers each request's method and keeps the raw results."""
+
+    def __init__(self) -> None:
+        self._methods: dict[int | str, str] = {}
+        self.results: dict[str, list[dict[str, Any]]] = {}
+        self.notes: list[str] = []
+        self.transport_errors: list[str] = []
+
+    def sent(self, item: SessionMessage) -> None:
+        if isinstance(item.message, JSONRPCRequest):
+            self._methods[item.message.id] = item.message.method
+
+    def received(self, item: SessionMessage | Exception) -> None:
+        if isinstance(item, Exception):
+            self.transport_errors.append(_describe(item))
+        elif isinstance(item.message, JSONRPCResponse) and item.message.id in self._methods:
+            method = self._methods.pop(item.message.id)
+            self.results.setdefault(method, []).append(copy.deepcopy(item.message.result))
+
+    def last(self, method: str) -> dict[str, Any] | None:
+        found = self.results.get(method)
+        return found[-1] if found else None
+
+
+class _Tap:
+    """A session stream that shows each item passing through to ``seen`` (the wire's log)."""
+
+    def __init__(self, inner: Any, seen: Callable[[Any], None]) -> None:
+        self._inner, self._seen = inner, seen
+
+    def __getattr__(self, name: str) -> Any:  # e.g. ``last_context`` of the HTTP read stream
+        return getattr(self._inner, name)
+
+    async def receive(self) -> Any:
+        item = await self._inner.receive()
+        self._seen(item)
+        return item
+
+    async def send(self, item: Any, /) -> None:
+        self._seen(item)
+        await self._inner.send(item)
+
+    def __aiter__(self) -> _Tap:
+        return self
+
+    async def __anext__(self) -> Any:
+        item = await self._inner.__anext__()
+        self._seen(item)
+        return item
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> _Tap:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
+class _Failure(Exception):
+    """A server answer the probe cannot go on from (a looping cursor, too many pages)."""
+
+
+@dataclass
+class _Clock:
+    """Moves one cancel scope's deadline from step to step, and knows the step it is in."""
+
+    scope: anyio.CancelScope
+    step: str = "start"
+    seconds: float = 0.0
+
+    def enter(self, step: str, seconds: float) -> None:
+        self.step, self.seconds = step, seconds
+        self.scope.deadline = anyio.current_time() + seconds
+
+    def stop(self) -> None:
+        self.step, self.scope.deadline = "shutdown", float("inf")
+
+
+@dataclass(frozen=True)
+class _Outcome:
+    wire: _Wire
+    failure: str | None = None
+    finished_at: datetime = field(default_factory=lambda: datetime.now(UTC))
+
+
+async def _exchange(connect: Callable[[], AbstractAsyncContextManager[Any]], timeouts: Timeouts,
+                    give_up: Callable[[], None]) -> _Outcome:
+    """Open the transport, initialize, list every page; a failure becomes the outcome's reason."""
+    wire = _Wire()
+    with anyio.CancelScope() as scope:
+        clock = _Clock(scope)
+        clock.enter("start", timeouts.start_seconds)
+        try:
+            async with connect() as (read, write):
+                try:
+                    session = ClientSession(_Tap(read, wire.received), _Tap(write, wire.sent))
+                    await _converse(session, wire, clock, timeouts)
+                except BaseException:
+                    give_up()  # a stuck server is killed now, not after the SDK's grace period
+                    raise
+        except Exception as exc:
+            if not scope.cancel_called:
+                return _Outcome(wire, f"{clock.step}: {_describe(exc)}")
+    if scope.cancel_called:
+        return _Outcome(wire, f"{clock.step}: no answer within {clock.seconds:g} s" + _transport_note(wire))
+    return _Outcome(wire)
+
+
+async def _converse(session: ClientSession, wire: _Wire, clock: _Clock, timeouts: Timeouts) -> None:
+    async with session:
+        clock.enter("initialize", timeouts.initialize_seconds)
+        await session.initialize()
+        cursor: str | None = None
+        seen: set[str] = set()
+        for number in range(1, timeouts.max_pages + 1):
+            clock.enter(f"tools/list page {number}", timeouts.page_seconds)
+            cursor = await _page(session, wire, cursor, number)
+            if cursor is None:
+                clock.stop()
+                return
+            if cursor in seen:
+                raise _Failure(f"nextCursor {cursor[:60]!r} repeats: the pages loop")
+            seen.add(cursor)
+        raise _Failure(f"more than {timeouts.max_pages} pages")
+
+
+async def _page(session: ClientSession, wire: _Wire, cursor: str | None, number: int) -> str | None:
+    """Ask for one page; the next cursor from its raw JSON (None at the end)."""
+    try:
+        await session.list_tools(params=None if cursor is None else PaginatedRequestParams(cursor=cursor))
+    except ValidationError as exc:
+        first, more = exc.errors()[0], exc.error_count() - 1
+        where = ".".join(str(part) for part in first["loc"])
+        wire.notes.append(f"the mcp client refused page {number}: {where}: {first['msg']}"
+                          + (f" (and {more} more)" if more else ""))
+    page = wire.last("tools/list")
+    following = page.get("nextCursor") if isinstance(page, dict) else None
+    if following is None or following == "":
+        return None
+    if not isinstance(following, str):
+        raise _Failure(f"nextCursor is not a string: {following!r}"[:120])
+    return following
+
+
+def _capture(server: str, outcome: _Outcome, *, transport: str, target: str, stderr: str,
+             hidden: Iterable[str]) -> Capture:
+    """The capture of one probe, with every value of ``hidden`` masked in its texts."""
+    pages = tuple(outcome.wire.results.get("tools/list", []))
+    reason, tools = outcome.failure, tuple[RuntimeTool, ...]()
+    if reason is None:
+        try:
+            tools = tools_of(pages, "tools/list")
+        except ToolsListError as exc:
+            reason = str(exc)
+    if reason is not None and stderr:
+        reason += f" (stderr: {stderr})"
+    note = "; ".join(outcome.wire.notes) or None
+    return Capture(server=server, captured_at_utc=outcome.finished_at, status=OK if reason is None else SKIPPED,
+                   reason=_mask(reason or note, hidden), transport=transport,
+                   command_or_url=_mask(target, hidden) or target,
+                   pages=pages, initialize=outcome.wire.last("initialize"), tools=tools)
+
+
+def kill_marked(cookie: str) -> int:
+    """SIGKILL every process whose environment holds ``COOKIE_VARIABLE=cookie``; how many.
+
+    Reads ``/proc`` (Linux); elsewhere it finds nothing and the SDK's process-group kill is all.
+    """
+    marker = f"{COOKIE_VARIABLE}={cookie}".encode()
+    killed = 0
+    for entry in Path("/proc").glob("[0-9]*"):
+        with suppress(OSError):
+            if marker in (entry / "environ").read_bytes().split(b"\0"):
+                os.kill(int(entry.name), signal.SIGKILL)
+                killed += 1
+    return killed
+
+
+def safe_url(url: str) -> str:
+    """``url`` without user name, password or query values (``?key=***``)."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    netloc = f"{host}:{parts.port}" if parts.port else host
+    query = re.sub(r"=[^&]*", "=***", parts.query)
+    return urlunsplit((parts.scheme, netloc, parts.path, query, ""))
+
+
+def _describe(exc: BaseException) -> str:
+    """One line for an exception, groups unwrapped to their first member."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    if isinstance(exc, _Failure):
+        text = str(exc)
+    elif isinstance(exc, MCPError) and exc.error.code == CONNECTION_CLOSED:
+        text = "the server closed the connection"
+    elif isinstance(exc, MCPError):
+        text = f"error {exc.error.code}: {exc.error.message}"
+    elif isinstance(exc, OSError) and exc.strerror:
+        text = f"{exc.strerror}: {exc.filename}" if exc.filename else exc.strerror
+    else:
+        text = f"{type(exc).__name__}: {exc}".rstrip(": ")
+    return _one_line(text)
+
+
+def _transport_note(wire: _Wire) -> str:
+    return f" ({wire.transport_errors[-1]})" if wire.transport_errors else ""
+
+
+def _last_line(log: IO[str]) -> str:
+    log.seek(0)
+    lines = [line for line in log.read().splitlines() if line.strip()]
+    return _one_line(lines[-1]) if lines else ""
+
+
+def _one_line(text: str, limit: int = 300) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
+
+
+def _mask(text: str | None, hidden: Iterable[str]) -> str | None:
+    """``text`` with every value of ``hidden`` of four characters or more replaced by ``***``."""
+    for value in hidden:
+        if text and len(value) >= 4:
+            text = text.replace(value, "***")
+    return text
+
+
+def _ignore(_: object) -> None:
+    """Drop a result (a callback that must return None)."""
+
+
+def _run_sync(function: Callable[..., Awaitable[T]], *args: Any) -> T:
+    """``anyio.run(function, *args)``, in a thread of its own when an event loop already runs here."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return anyio.run(function, *args)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(anyio.run, function, *args).result()
