@@ -124,11 +124,22 @@ def main() -> int:
 
 
 def _dask(manifest: Path, github: GitHubServer, work: Path) -> tuple[float, int]:
-    from dask.distributed import LocalCluster
+    """Wall seconds, and the peak RSS of the driver or of a Dask worker, whichever is larger."""
+    from dask.distributed import Client, LocalCluster
 
     with LocalCluster(n_workers=2, threads_per_worker=4, processes=True, dashboard_address=None) as cluster:
-        seconds, _ = census_run(manifest, github, work, "--executor", f"dask://{cluster.scheduler_address}")
-    return seconds, 0
+        seconds, driver = census_run(manifest, github, work, "--executor", f"dask://{cluster.scheduler_address}")
+        with Client(cluster) as client:
+            workers = client.run(_own_peak_rss)
+    return seconds, max(driver, *workers.values())
+
+
+def _own_peak_rss() -> int:
+    """This process's peak RSS in bytes (``VmHWM``), run on each Dask worker."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) * 1024
+    return 0
 
 
 def report(results: list[tuple[str, float, int]], repos: int) -> None:
@@ -136,7 +147,7 @@ def report(results: list[tuple[str, float, int]], repos: int) -> None:
     base = results[0][1]
     print(f"{'mode':44} {'seconds':>8} {'repos/s':>8} {'speed-up':>8} {'peak RSS':>9}")
     for label, seconds, rss in results:
-        shown = f"{rss / MB:.0f} MB" if rss else "(workers)"
+        shown = f"{rss / MB:.0f} MB" if rss else "?"
         print(f"{label:44} {seconds:8.1f} {repos / seconds:8.1f} {base / seconds:7.1f}x {shown:>9}")
     times = {label: seconds for label, seconds, _ in results}
     if "--jobs 1" in times and "--jobs 8" in times:

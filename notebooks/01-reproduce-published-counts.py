@@ -30,15 +30,11 @@
 # repositories, at the commits the manifest pins, and where each tree was read from:
 
 # %%
-import os
-
 from IPython.display import Image, display
 
 from pipeline import plots, report, stats
 
-DATABASE = stats.database_path()
-con = stats.connect(DATABASE)
-MANIFEST = report.choose_manifest(con, os.environ.get("CENSUS_MANIFEST"), str(DATABASE))
+con, DATABASE, MANIFEST = report.open_census()
 print(f"database: {DATABASE}\nmanifest: {MANIFEST}")
 repositories = stats.repositories(con, MANIFEST)
 print(report.markdown_table(repositories.select("repo", "commit", "status", "source", "regular_files",

@@ -28,16 +28,12 @@
 # at the commits it pins:
 
 # %%
-import os
-
 import polars as pl
 from IPython.display import Image, display
 
 from pipeline import plots, report, stats
 
-DATABASE = stats.database_path()
-con = stats.connect(DATABASE)
-MANIFEST = report.choose_manifest(con, os.environ.get("CENSUS_MANIFEST"), str(DATABASE))
+con, DATABASE, MANIFEST = report.open_census()
 print(f"database: {DATABASE}\nmanifest: {MANIFEST}")
 repositories = stats.repositories(con, MANIFEST)
 print(report.markdown_table(repositories.select("repo", "commit", "status", "mcp_tools", "annotated_tools",

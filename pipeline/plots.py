@@ -3,7 +3,8 @@
 Nothing here counts, reads or writes: the figures are drawn from the frames as they are,
 on ``matplotlib.figure.Figure`` objects (no pyplot, so no global state); ``pipeline.report``
 saves them. Every axis label says what its numbers are: matches (byte counts), tool
-definitions, declared or declared true / false.
+definitions, declared or declared true / false, or tools declared in source and received at
+run time.
 """
 
 from __future__ import annotations
@@ -23,6 +24,10 @@ PLACES = {"in_server_paths": ("server paths", "#1f77b4"), "in_tests": ("tests", 
 #: the parts of a declared hint, and their colours
 DECLARED = {"set_true": ("declared true", "#2ca02c"), "set_false": ("declared false", "#d62728"),
             "set_dynamic": ("declared, not a literal", "#7f7f7f")}
+#: how a hint declared in source agrees with the one received at run time, and their colours
+AGREEMENT = {"same": ("same", "#2ca02c"), "added_on_wire": ("added on wire", "#1f77b4"),
+             "dropped_on_wire": ("dropped on wire", "#ff7f0e"), "differ": ("differ", "#d62728"),
+             "resolved": ("resolved (an expression in source)", "#7f7f7f")}
 MCP_COLOUR, LOOKALIKE_COLOUR, ANNOTATED_COLOUR, TITLE_COLOUR = "#1f77b4", "#bbbbbb", "#08306b", "#9467bd"
 WIDTH_INCHES = 9.0
 
@@ -113,6 +118,39 @@ def tools_by_sdk_chart(frame: pl.DataFrame) -> Figure:
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     figure.suptitle("Tool definitions by library")
     return figure
+
+
+def runtime_agreement_chart(summary: pl.DataFrame) -> Figure:
+    """``runtime_stats.static_vs_runtime_summary``: one panel per hint, one bar per server: its tools
+    on both sides stacked by how the hint declared in source agrees with the one received, and
+    how many were received as expected on the wire as a black tick."""
+    servers = summary["server"].unique(maintain_order=True).to_list()
+    hints = summary["hint"].unique(maintain_order=True).to_list()
+    figure = Figure(figsize=(WIDTH_INCHES, 0.4 * max(len(servers), 1) + 2.2), layout="constrained")
+    figure.suptitle("Declared in source vs received at run time, per hint (tools on both sides)")
+    if summary.is_empty():
+        return _empty(figure, "no captured server is paired with a scanned repository")
+    axes = figure.subplots(1, len(hints), sharey=True, squeeze=False)[0]
+    for ax, hint in zip(axes, hints, strict=True):
+        _agreement_panel(ax, summary.filter(pl.col("hint") == hint), hint)
+    figure.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center", ncols=3, fontsize="small")
+    return figure
+
+
+def _agreement_panel(ax: Axes, rows: pl.DataFrame, hint: str) -> None:
+    rows = rows.reverse()  # barh draws bottom-up: keep the frame's order top-down
+    servers = rows["server"].to_list()
+    left = [0] * len(servers)
+    for column, (label, colour) in AGREEMENT.items():
+        values = rows[column].fill_null(0).to_list()
+        ax.barh(servers, values, left=left, color=colour, label=label)
+        left = [a + b for a, b in zip(left, values, strict=True)]
+    ax.scatter(rows["as_expected"].fill_null(0).to_list(), servers, marker="|", s=250, color="black",
+               linewidths=2, label="received as expected on the wire", zorder=3)
+    ax.set_title(hint, fontsize="medium")
+    ax.set_xlabel("tools on both sides")
+    ax.set_xlim(0, max([*left, 1]) * 1.05)  # room for a tick at the end of the longest bar
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
 
 
 def _legend(ax: Axes, entries: Sequence[tuple[str, str]]) -> None:

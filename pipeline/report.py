@@ -1,8 +1,10 @@
 """A census report: ``README.md`` with the tables, PNG charts and the caveats, plus the data.
 
-``collect`` reads the statistics of one manifest from a census database (``pipeline.stats``
-is the only source of numbers); ``export`` / ``load`` write and read those frames as Parquet
-under ``data/``, so the Markdown can be rebuilt from a committed report without the database;
+``collect`` reads the statistics of one manifest from a census database (``pipeline.stats``,
+and ``pipeline.runtime_stats`` for the runtime captures, are the only sources of numbers);
+``export`` / ``load`` write and read those frames as Parquet under ``data/``, so the Markdown
+can be rebuilt from a committed report without the database (a report exported before a table
+existed loads it as the empty frame a database without runtime captures gives);
 ``render`` turns them into Markdown (``pipeline.report_markdown``) and ``charts`` into figures
 (``pipeline.plots``); ``write`` does all of it into one folder. The notebooks use the same
 functions. The output is deterministic: rows are sorted and no clock is read.
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 from dataclasses import dataclass, fields
 from pathlib import Path
 
@@ -20,12 +23,12 @@ import polars as pl
 from matplotlib.figure import Figure
 
 from pipeline import manifest as manifests
-from pipeline import plots, stats
+from pipeline import plots, runtime_stats, schema, stats
 from pipeline.errors import ManifestError
-from pipeline.report_markdown import CHARTS, markdown_table, render
+from pipeline.report_markdown import AGREEMENT_CHART, CHARTS, markdown_table, render
 
 __all__ = ["CHARTS", "ReportData", "charts", "choose_manifest", "collect", "export", "load", "markdown_table",
-           "png_bytes", "rebuild", "render", "write", "write_from_db"]
+           "no_runtime_frames", "png_bytes", "rebuild", "render", "runtime_frames", "write", "write_from_db"]
 
 DATA_DIR = "data"
 
@@ -50,14 +53,47 @@ class ReportData:
     """``stats.effective_summary``."""
     caveats: pl.DataFrame
     """``stats.caveats``."""
+    runtime_captures: pl.DataFrame
+    """``runtime_stats.runtime_captures``, every capture in the database (without ``command_or_url``:
+    local paths and command lines stay out of a report)."""
+    runtime_coverage: pl.DataFrame
+    """``runtime_stats.runtime_hint_coverage``, over every ``ok`` capture in the database."""
+    runtime_pairs: pl.DataFrame
+    """``runtime_stats.static_vs_runtime_pairs``, for the servers paired with a repository of the manifest."""
+    runtime_agreement: pl.DataFrame
+    """``runtime_stats.static_vs_runtime_summary``, for the same servers."""
 
 
 TABLES = tuple(f.name for f in fields(ReportData) if f.name != "manifest")
+#: the tables of the runtime truth section, from ``pipeline.runtime_stats``; the others are ``pipeline.stats``'s
+RUNTIME_TABLES = ("runtime_captures", "runtime_coverage", "runtime_pairs", "runtime_agreement")
 
 
 def collect(con: duckdb.DuckDBPyConnection, manifest: str) -> ReportData:
-    """The statistics of ``manifest``, each from its ``pipeline.stats`` function."""
-    return ReportData(manifest, **{name: getattr(stats, name)(con, manifest) for name in TABLES})
+    """The statistics of ``manifest``, each from its ``pipeline.stats`` function, and the runtime
+    frames (``runtime_frames``) for its repositories."""
+    frames = {name: getattr(stats, name)(con, manifest) for name in TABLES if name not in RUNTIME_TABLES}
+    return ReportData(manifest, **frames, **runtime_frames(con, frames["repositories"]["repo"].to_list()))
+
+
+def runtime_frames(con: duckdb.DuckDBPyConnection, repos: list[str]) -> dict[str, pl.DataFrame]:
+    """The runtime truth frames of a report: every capture and the seed's table over every ``ok``
+    one, and the comparison with source for the servers paired with one of ``repos``."""
+    in_manifest = pl.col("repo").is_in(repos)
+    return {
+        "runtime_captures": runtime_stats.runtime_captures(con).drop("command_or_url"),
+        "runtime_coverage": runtime_stats.runtime_hint_coverage(con),
+        "runtime_pairs": runtime_stats.static_vs_runtime_pairs(con).filter(in_manifest),
+        "runtime_agreement": runtime_stats.static_vs_runtime_summary(con).filter(in_manifest),
+    }
+
+
+def open_census() -> tuple[duckdb.DuckDBPyConnection, Path, str]:
+    """What a notebook reads: a read-only connection to ``CENSUS_DB`` (``stats.database_path``),
+    that path, and the manifest ``CENSUS_MANIFEST`` names (else the only one stored)."""
+    database = stats.database_path()
+    con = stats.connect(database)
+    return con, database, choose_manifest(con, os.environ.get("CENSUS_MANIFEST"), str(database))
 
 
 def choose_manifest(con: duckdb.DuckDBPyConnection, wanted: str | None, where: str = "the database") -> str:
@@ -77,12 +113,15 @@ def choose_manifest(con: duckdb.DuckDBPyConnection, wanted: str | None, where: s
 
 
 def charts(data: ReportData) -> dict[str, Figure]:
-    """The report's figures, by file name."""
-    return {
+    """The report's figures, by file name (the runtime agreement only when a server is paired)."""
+    figures = {
         "published-vs-measured.png": plots.published_vs_measured_chart(data.published_vs_measured),
         "tools-by-sdk.png": plots.tools_by_sdk_chart(data.tools_by_sdk),
         "hint-coverage.png": plots.hint_coverage_chart(data.hint_coverage),
     }
+    if not data.runtime_agreement.is_empty():
+        figures[AGREEMENT_CHART] = plots.runtime_agreement_chart(data.runtime_agreement)
+    return figures
 
 
 def png_bytes(figure: Figure) -> bytes:
@@ -108,10 +147,21 @@ def export(data: ReportData, folder: Path) -> list[Path]:
 
 
 def load(folder: Path) -> ReportData:
-    """The frames ``export`` wrote into ``folder``."""
+    """The frames ``export`` wrote into ``folder``; a runtime table its ``report.json`` does not
+    list (an export from before the table existed) is the empty one of ``no_runtime_frames``."""
     meta = json.loads((folder / DATA_DIR / "report.json").read_text(encoding="utf-8"))
-    return ReportData(meta["manifest"], **{name: pl.read_parquet(folder / DATA_DIR / f"{name}.parquet")
-                                           for name in TABLES})
+    absent = [name for name in RUNTIME_TABLES if name not in meta["tables"]]
+    frames = {name: pl.read_parquet(folder / DATA_DIR / f"{name}.parquet") for name in TABLES if name not in absent}
+    if absent:
+        frames |= {name: frame for name, frame in no_runtime_frames().items() if name in absent}
+    return ReportData(meta["manifest"], **frames)
+
+
+def no_runtime_frames() -> dict[str, pl.DataFrame]:
+    """``runtime_frames`` of a census database without runtime captures (an empty one, in memory)."""
+    with duckdb.connect() as con:
+        schema.install(con)
+        return runtime_frames(con, [])
 
 
 def write(data: ReportData, folder: Path) -> list[Path]:

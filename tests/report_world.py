@@ -20,18 +20,28 @@ the manifest it is asked about:
    a git submodule.
 
 ``plain`` (terms = "published"): ``acme/plain``, one official Go SDK tool.
+
+``add_runtime`` then stores tools/list answers as if servers had been probed (see ``RUNTIME``),
+for runtime truth: five captures, four ``ok`` (10 tools from 4 servers, 9 with an annotations
+object) and one skipped.
 """
 
 from __future__ import annotations
 
+import json
+import shutil
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from github_server import GitHubServer
 from synth import FASTMCP_SERVER, GO_SERVER, SILENT_SERVER, Tree, fake_sha, git, git_repo, tarball
 
 from pipeline import manifest as manifests
 from pipeline.census import Census
+from pipeline.runtime import SKIPPED, Capture, ingest_tools_list
+from pipeline.runtime_store import record_capture, set_server_repo
 from pipeline.settings import Settings
 from pipeline.store import Store
 
@@ -226,3 +236,75 @@ def _bridge(path: Path) -> str:
     git(path, "update-index", "--add", "--cacheinfo", f"160000,{fake_sha('sdk')},vendor/sdk")
     git(path, "commit", "-q", "-m", "add the sdk submodule")
     return git(path, "rev-parse", "HEAD").strip()
+
+
+#: when every runtime capture below was taken
+CAPTURED_AT = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
+
+
+def _tool(name: str, **annotations: Any) -> dict[str, Any]:
+    """A tools/list tool object; no keyword arguments: no annotations key at all."""
+    body: dict[str, Any] = {"name": name, "inputSchema": {"type": "object"}}
+    return {**body, "annotations": annotations} if annotations else body
+
+
+#: per server: its tools/list answer (a list is the pages, in order) and the repository paired
+#: with ``--repo`` (None: none given). Against the source (see the trees above):
+#:
+#: - ``acme/notes`` (paired by its name, two JSON-RPC pages): list_notes and delete_note as
+#:   declared; list_files arrives with mcp-go's four defaults (added on wire, as expected);
+#:   search arrives without annotations (readOnlyHint and openWorldHint dropped on wire).
+#: - ``wiki`` (--repo acme/wiki): read_page with openWorldHint true where the source declares
+#:   false (differ); delete_page with destructiveHint true (added on wire, not expected);
+#:   edit_page not sent (source only); search_pages built at run time (runtime only).
+#: - ``plain-search`` (--repo acme/plain, of the other manifest) and ``weather`` (no source):
+#:   counted at run time only; weather's readOnlyHint "yes" is set but not a boolean.
+RUNTIME: dict[str, tuple[Any, str | None]] = {
+    "acme/notes": ([
+        {"jsonrpc": "2.0", "id": 2, "result": {"nextCursor": "2", "tools": [
+            _tool("list_notes", readOnlyHint=True, openWorldHint=False),
+            _tool("delete_note", destructiveHint=True, idempotentHint=True)]}},
+        {"jsonrpc": "2.0", "id": 3, "result": {"tools": [
+            _tool("list_files", readOnlyHint=False, destructiveHint=True, idempotentHint=False, openWorldHint=True),
+            _tool("search")]}},
+    ], None),
+    "wiki": ({"tools": [
+        _tool("read_page", title="Read a page", readOnlyHint=True, openWorldHint=True),
+        _tool("delete_page", destructiveHint=True),
+        _tool("search_pages", readOnlyHint=True),
+    ]}, "acme/wiki"),
+    "plain-search": ({"tools": [_tool("search", readOnlyHint=True, idempotentHint=False, openWorldHint=True)]},
+                     "acme/plain"),
+    "weather": ({"tools": [_tool("get_forecast", readOnlyHint=True, openWorldHint=True),
+                           _tool("set_alert", readOnlyHint="yes")]}, None),
+}
+#: a server that never answered: a skipped capture, with its reason, paired with acme/memory
+#: (``--repo``) yet compared with nothing, since nothing was received
+SKIPPED_REPO = "acme/memory"
+SKIPPED_SERVER = Capture(server="flaky", captured_at_utc=CAPTURED_AT, status=SKIPPED,
+                         reason="initialize: no answer within 60 s", transport="stdio",
+                         command_or_url="python flaky.py")
+
+
+def add_runtime(db: Path, folder: Path) -> None:
+    """Store ``RUNTIME``'s answers (written as JSON files into ``folder``) and ``SKIPPED_SERVER``
+    in the census database ``db``, as ``census ingest-tools-list`` would."""
+    folder.mkdir(parents=True, exist_ok=True)
+    with Store(db) as store:
+        for n, (server, (answer, repo)) in enumerate(RUNTIME.items()):
+            path = folder / f"tools-list-{n}.json"
+            path.write_text(json.dumps(answer), encoding="utf-8")
+            record_capture(store.connection, ingest_tools_list(path, server, CAPTURED_AT))
+            if repo is not None:
+                set_server_repo(store.connection, server, repo)
+        record_capture(store.connection, SKIPPED_SERVER)
+        set_server_repo(store.connection, SKIPPED_SERVER.server, SKIPPED_REPO)
+
+
+def with_runtime(world: ReportWorld, folder: Path) -> Path:
+    """A copy of ``world``'s database, in ``folder``, with ``add_runtime``'s captures."""
+    folder.mkdir(parents=True, exist_ok=True)
+    db = folder / "census.duckdb"
+    shutil.copyfile(world.db, db)
+    add_runtime(db, folder / "answers")
+    return db

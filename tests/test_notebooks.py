@@ -2,13 +2,15 @@
 
 Each notebook is converted from its jupytext percent-format ``.py`` and executed by nbclient
 on the ``python3`` kernel of this environment, with ``CENSUS_DB`` pointing at the database
-``report_world`` builds; a cell error fails the test, and the outputs must hold the numbers
-worked out by hand in ``test_stats.py``.
+``report_world`` builds (with its runtime captures, ``report_world.add_runtime``); a cell error
+fails the test, and the outputs must hold the numbers worked out by hand in ``test_stats.py``
+(and, for runtime truth, in ``report_world.RUNTIME``).
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +19,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
-from report_world import ReportWorld, build
+from report_world import ReportWorld, with_runtime
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 HEADINGS = ["Question", "Data", "Method", "Result", "Caveats"]
@@ -40,13 +42,27 @@ EXPECTED = {
         "| acme/wiki | server/wiki.py | delete_page | openWorldHint | unset | unset | true | no gate |",
         "| acme/wiki | false-zero | found |",
     ],
+    "04-runtime-truth.py": [
+        "manifest: golden",
+        "| acme/notes | ok | \N{EN DASH} | file | 2026-11-29 12:00:00 | 2 | 4 | 3 |",
+        "| readOnlyHint | 4 | 10 | 9 | 90% | 7 | 5 | 1 | 1 |",
+        "| title | 4 | 10 | 9 | 90% | 1 | \N{EN DASH} | \N{EN DASH} | \N{EN DASH} |",
+        "| wiki | acme/wiki | 7e9dc454ab4de650b65e9b7acb4f721856e28be4 | 2 | 1 | 1 |",  # fake_sha("acme/wiki")
+        "| acme/notes | acme/notes | readOnlyHint | 4 | 2 | 1 | 1 | 0 | 0 | 3 |",
+        "| wiki | acme/wiki | openWorldHint | 2 | 1 | 0 | 0 | 1 | 0 | 1 |",
+        "| acme/notes | search | readOnlyHint | true | true | unset | dropped on wire | no |",
+        "| wiki | delete_page | destructiveHint | unset | unset | true | added on wire | no |",
+        "| flaky | stdio | initialize: no answer within 60 s |",
+    ],
 }
+#: what a notebook may import from the pipeline: statistics, charts and the report's table and image helpers
+PIPELINE_IMPORTS = {"plots", "report", "runtime_stats", "stats"}
 
 
 @pytest.fixture(scope="module")
-def world(tmp_path_factory: pytest.TempPathFactory) -> ReportWorld:
-    """The census database of the synthetic trees (two manifests: golden and plain)."""
-    return build(tmp_path_factory.mktemp("notebooks"))
+def captured(world: ReportWorld, tmp_path_factory: pytest.TempPathFactory) -> ReportWorld:
+    """A copy of the census database of the synthetic trees, with runtime captures."""
+    return replace(world, db=with_runtime(world, tmp_path_factory.mktemp("notebooks")))
 
 
 def execute(path: Path, cwd: Path) -> Any:
@@ -71,9 +87,9 @@ def test_every_notebook_is_tested() -> None:
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
-def test_notebook_runs_against_the_census(name: str, world: ReportWorld, tmp_path: Path,
+def test_notebook_runs_against_the_census(name: str, captured: ReportWorld, tmp_path: Path,
                                           monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("CENSUS_DB", str(world.db))
+    monkeypatch.setenv("CENSUS_DB", str(captured.db))
     monkeypatch.setenv("CENSUS_MANIFEST", "golden")
 
     notebook = execute(NOTEBOOKS / name, tmp_path)
@@ -81,7 +97,7 @@ def test_notebook_runs_against_the_census(name: str, world: ReportWorld, tmp_pat
     text, images = outputs(notebook)
     for line in EXPECTED[name]:
         assert line in text, line
-    assert f"database: {world.db}" in text
+    assert f"database: {captured.db}" in text
     assert images >= 1
     nbformat.validate(notebook)
 
@@ -93,7 +109,9 @@ def test_notebook_has_the_headings_and_no_counting_of_its_own(name: str) -> None
     code = "\n".join(c.source for c in notebook.cells if c.cell_type == "code")
 
     assert re.findall(r"^## (\w+)", markdown, re.M) == HEADINGS
-    assert "from pipeline import plots, report, stats" in code
+    imported = {name for line in re.findall(r"^from pipeline import (.+)$", code, re.M) for name in line.split(", ")}
+    assert {"plots", "report", "stats"} <= imported <= PIPELINE_IMPORTS
+    assert re.findall(r"^(?:from|import) pipeline\b(?! import)", code, re.M) == []
     for counting in ("SELECT", ".sql(", "group_by", ".agg(", ".sum(", ".count(", "len(", "duckdb"):
         assert counting not in code, counting
     assert notebook.metadata["kernelspec"]["name"] == "python3"

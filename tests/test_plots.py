@@ -54,6 +54,23 @@ TOOLS = pl.DataFrame(
     }
 )
 
+AGREEMENT = pl.DataFrame(
+    {
+        "server": ["s1"] * 4 + ["s2"] * 4,
+        "repo": ["a/x"] * 4 + ["a/y"] * 4,
+        "hint": ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"] * 2,
+        "both": [4] * 4 + [2] * 4,
+        "same": [2, 3, 3, 2, 2, 1, 2, 1],
+        "added_on_wire": [1, 1, 1, 1, 0, 1, 0, 0],
+        "dropped_on_wire": [1, 0, 0, 1, 0, 0, 0, 0],
+        "differ": [0, 0, 0, 0, 0, 0, 0, 1],
+        "resolved": [0] * 8,
+        "as_expected": [3, 4, 3, 3, 2, 1, 2, 1],
+        "source_only": [0] * 4 + [1] * 4,
+        "runtime_only": [0] * 4 + [1] * 4,
+    }
+)
+
 
 def bars(figure: Figure, panel: int = 0) -> list[Rectangle]:
     """The bars of one panel, in drawing order."""
@@ -101,12 +118,31 @@ def test_tools_by_sdk_chart_draws_every_row() -> None:
     assert [t.get_text() for t in figure.legends[0].get_texts()][2] == "look-alike tools (not MCP)"
 
 
+def test_runtime_agreement_chart_stacks_each_hint_per_server() -> None:
+    figure = plots.runtime_agreement_chart(AGREEMENT)
+
+    assert [ax.get_title() for ax in figure.axes] == ["readOnlyHint", "destructiveHint", "idempotentHint",
+                                                      "openWorldHint"]
+    assert [t.get_text() for t in figure.axes[0].get_yticklabels()] == ["s2", "s1"]  # top-down: s1 first
+    # five series (same, added, dropped, differ, resolved) of two bars, servers drawn bottom-up
+    widths = [b.get_width() for b in bars(figure, 3)]
+    assert widths == [1, 2, 0, 1, 0, 1, 1, 0, 0, 0]
+    assert [b.get_x() for b in bars(figure, 3)][6:8] == [1, 4]  # differ starts where the others end
+    expected = np.asarray(figure.axes[0].collections[0].get_offsets()).tolist()
+    assert expected == [[2.0, 0.0], [3.0, 1.0]]  # received as expected: s2 (bottom), s1
+    assert figure.axes[0].get_xlabel() == "tools on both sides"
+    labels = [t.get_text() for t in figure.legends[0].get_texts()]
+    assert {"same", "added on wire", "dropped on wire", "differ", "received as expected on the wire"} <= set(labels)
+
+
 def test_empty_frames_give_a_figure_that_says_so() -> None:
     tools = plots.tools_by_sdk_chart(TOOLS.clear())
     published = plots.published_vs_measured_chart(PUBLISHED.filter(pl.col("term") == "ToolAnnotations"))
+    agreement = plots.runtime_agreement_chart(AGREEMENT.clear())
 
     assert [t.get_text() for t in tools.axes[0].texts] == ["no tool definition found"]
     assert [t.get_text() for t in published.axes[0].texts] == ["no term has a non-zero published figure or match"]
+    assert [t.get_text() for t in agreement.axes[0].texts] == ["no captured server is paired with a scanned repository"]
 
 
 def test_plots_leave_pyplot_alone() -> None:

@@ -1,9 +1,14 @@
 """``census report`` and ``pipeline.report``: the Markdown, the charts, the data export, and the
-committed report under reports/, which must be exactly what the code makes of its data."""
+committed report under reports/, which must be exactly what the code makes of its data.
+
+The golden report is written from a copy of the census database holding runtime captures
+(``report_world.with_runtime``); the census database itself holds none."""
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
 import struct
 import subprocess
 import sys
@@ -14,36 +19,39 @@ from pathlib import Path
 import duckdb
 import polars as pl
 import pytest
-from report_world import ReportWorld, build
+from report_world import SKIPPED_REPO, ReportWorld, with_runtime
 
 from pipeline import report, stats
 from pipeline.errors import ManifestError
+from pipeline.report_markdown import NO_CAPTURES
 from pipeline.report_markdown import NO_VALUE as DASH
 
 ROOT = Path(__file__).resolve().parent.parent
 COMMITTED = ROOT / "reports" / "published-2026"
 CHARTS = ("published-vs-measured.png", "tools-by-sdk.png", "hint-coverage.png")
+#: drawn when a server is paired with a repository of the manifest
+RUNTIME_CHART = "runtime-agreement.png"
 
 
 @pytest.fixture(scope="module")
-def world(tmp_path_factory: pytest.TempPathFactory) -> ReportWorld:
-    """The census database of the synthetic trees (two manifests: golden and plain)."""
-    return build(tmp_path_factory.mktemp("report"))
-
-
-@pytest.fixture(scope="module")
-def con(world: ReportWorld) -> Iterator[duckdb.DuckDBPyConnection]:
-    connection = stats.connect(world.db)
+def runtime_con(world: ReportWorld, tmp_path_factory: pytest.TempPathFactory) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A copy of the census database with runtime captures (``report_world.RUNTIME``)."""
+    connection = stats.connect(with_runtime(world, tmp_path_factory.mktemp("runtime")))
     yield connection
     connection.close()
 
 
 @pytest.fixture(scope="module")
-def written(con: duckdb.DuckDBPyConnection, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The golden manifest's report, written once."""
+def written(runtime_con: duckdb.DuckDBPyConnection, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The golden manifest's report, with runtime captures, written once."""
     folder = tmp_path_factory.mktemp("written") / "golden"
-    report.write(report.collect(con, "golden"), folder)
+    report.write(report.collect(runtime_con, "golden"), folder)
     return folder
+
+
+def runtime_section(text: str) -> str:
+    """The runtime truth section of a README, without its heading."""
+    return text.split("\n## Runtime truth\n\n", 1)[1].split("\n## Caveats\n", 1)[0]
 
 
 def png_size(path: Path) -> tuple[int, int]:
@@ -83,8 +91,82 @@ def test_the_readme_holds_the_tables_with_what_each_number_is(written: Path) -> 
     assert "| declared (source) | declared true (source) | declared false (source) |" in text
     assert "| no annotation, no gate | `readOnlyHint` | 3 | 2 | 0 | 0 | 3 |" in text
     assert "| effective true | effective false | not applicable |" in text
-    for name in CHARTS:
+    for name in (*CHARTS, RUNTIME_CHART):
         assert f"]({name})" in text
+
+
+def test_the_runtime_section_says_what_was_received_declared_and_expected(written: Path) -> None:
+    section = runtime_section((written / "README.md").read_text(encoding="utf-8"))
+
+    assert "The database holds 5 tools/list captures: 4 read to the end (ok) and 1 skipped." in section
+    # received at run time, over every ok capture (report_world.RUNTIME)
+    assert "10 tools received from 4 servers, 9 of them with an annotations object (90%)" in section
+    assert "| field | received set | received true | received false | received, not a boolean |" in section
+    assert "| `readOnlyHint` | 7 | 5 | 1 | 1 |" in section  # weather's "yes" is set, not a boolean
+    assert "| `idempotentHint` | 3 | 1 | 2 | 0 |" in section
+    assert f"| `title` | 1 | {DASH} | {DASH} | {DASH} |" in section
+    assert f"| acme/notes | file | 2026-11-29 12:00:00 | 2 | 4 | 3 | {DASH} |" in section
+    assert f"| weather | file | 2026-11-29 12:00:00 | 1 | 2 | 2 | {DASH} |" in section
+    # declared in source vs received: only the servers paired with a golden repository
+    assert "| declared in source, not received | received, not in source |" in section
+    assert "| acme/notes | acme/notes | 82d875087369 | yes | 4 | 0 | 0 |" in section  # fake_sha("acme/notes")
+    assert "| wiki | acme/wiki | 7e9dc454ab4d | yes | 2 | 1 | 1 |" in section
+    for server in ("plain-search", "flaky"):  # paired with acme/plain (not golden); skipped (acme/memory)
+        assert f"| {server} | acme/" not in section
+    assert "| same (declared = received) | added on wire | dropped on wire | differ | resolved " \
+           "| received as expected on the wire |" in section
+    assert "| acme/notes | `readOnlyHint` | 4 | 2 | 1 | 1 | 0 | 0 | 3 |" in section
+    assert "| wiki | `destructiveHint` | 2 | 1 | 1 | 0 | 0 | 0 | 1 |" in section
+    assert "| wiki | `openWorldHint` | 2 | 1 | 0 | 0 | 1 | 0 | 1 |" in section
+    assert f"]({RUNTIME_CHART})" in section
+    # skipped, with the reason
+    assert section.endswith(
+        "### Skipped captures\n\nServers whose tools/list was not read to the end, with the reason; they count "
+        "nowhere above.\n\n| server | captured from | captured (UTC) | reason |\n|---|---|---|---|\n"
+        "| flaky | stdio | 2026-11-29 12:00:00 | initialize: no answer within 60 s |\n")
+
+
+def test_the_runtime_comparison_keeps_to_the_manifest(runtime_con: duckdb.DuckDBPyConnection) -> None:
+    plain = report.collect(runtime_con, "plain")
+
+    assert plain.runtime_pairs.rows() == [("plain-search", "acme/plain", plain.repositories["commit"][0], 1, 0, 0)]
+    assert set(plain.runtime_agreement["server"]) == {"plain-search"}
+    assert plain.runtime_captures.height == 5  # captures and the received counts are the whole database's
+    assert plain.runtime_coverage["tools"][0] == 10
+    assert "command_or_url" not in plain.runtime_captures.columns  # local paths stay out of a report
+    # the skipped server is paired with a golden repository, and still compared with nothing
+    golden = report.collect(runtime_con, "golden")
+    assert SKIPPED_REPO in golden.repositories["repo"].to_list()
+    assert golden.runtime_pairs["server"].to_list() == ["acme/notes", "wiki"]
+
+
+def test_without_captures_the_runtime_section_is_one_sentence(con: duckdb.DuckDBPyConnection) -> None:
+    data = report.collect(con, "golden")
+
+    assert runtime_section(report.render(data)) == NO_CAPTURES + "\n"
+    assert NO_CAPTURES.endswith(".")
+    assert ". " not in NO_CAPTURES.replace("\n", " ")  # one sentence
+    assert "`census probe NAME -- COMMAND [ARGS...]`" in NO_CAPTURES
+    assert "`census ingest-tools-list FILE --server NAME`" in NO_CAPTURES
+    assert list(report.charts(data)) == list(CHARTS)
+
+
+def test_a_report_exported_before_runtime_truth_loads_without_captures(
+        written: Path, con: duckdb.DuckDBPyConnection, tmp_path: Path) -> None:
+    old = tmp_path / "old"
+    shutil.copytree(written / "data", old / "data")
+    meta = old / "data" / "report.json"
+    tables = [t for t in json.loads(meta.read_text(encoding="utf-8"))["tables"] if t not in report.RUNTIME_TABLES]
+    meta.write_text(json.dumps({"manifest": "golden", "tables": tables}), encoding="utf-8")
+    for name in report.RUNTIME_TABLES:
+        (old / "data" / f"{name}.parquet").unlink()
+
+    loaded = report.load(old)
+
+    without = report.collect(con, "golden")  # a database without captures gives the same frames
+    for name in report.RUNTIME_TABLES:
+        assert getattr(loaded, name).equals(getattr(without, name)), name
+    assert runtime_section(report.render(loaded)) == NO_CAPTURES + "\n"
 
 
 def test_the_caveats_section_comes_from_stats_caveats(written: Path) -> None:
@@ -100,15 +182,15 @@ def test_the_caveats_section_comes_from_stats_caveats(written: Path) -> None:
 
 
 def test_charts_are_png_files(written: Path) -> None:
-    for name in CHARTS:
+    for name in (*CHARTS, RUNTIME_CHART):
         width, height = png_size(written / name)
         assert width == 900
         assert height > 200
 
 
-def test_the_export_rebuilds_the_same_report(written: Path, con: duckdb.DuckDBPyConnection) -> None:
+def test_the_export_rebuilds_the_same_report(written: Path, runtime_con: duckdb.DuckDBPyConnection) -> None:
     loaded = report.load(written)
-    fresh = report.collect(con, "golden")
+    fresh = report.collect(runtime_con, "golden")
 
     assert loaded.manifest == "golden"
     for name in report.TABLES:
@@ -123,14 +205,15 @@ def test_rebuild_rewrites_a_report_from_its_data(written: Path, tmp_path: Path) 
     paths = report.rebuild(copy)
 
     assert [p.name for p in paths[:1]] == ["README.md"]
-    for name in ("README.md", *CHARTS):
+    for name in ("README.md", *CHARTS, RUNTIME_CHART):
         assert (copy / name).read_bytes() == (written / name).read_bytes(), name
 
 
-def test_writing_twice_gives_the_same_bytes(written: Path, con: duckdb.DuckDBPyConnection, tmp_path: Path) -> None:
-    report.write(report.collect(con, "golden"), tmp_path)
+def test_writing_twice_gives_the_same_bytes(written: Path, runtime_con: duckdb.DuckDBPyConnection,
+                                           tmp_path: Path) -> None:
+    report.write(report.collect(runtime_con, "golden"), tmp_path)
 
-    for name in ("README.md", *CHARTS):
+    for name in ("README.md", *CHARTS, RUNTIME_CHART):
         assert (tmp_path / name).read_bytes() == (written / name).read_bytes(), name
 
 
@@ -143,8 +226,11 @@ def test_the_committed_report_is_what_the_code_makes_of_its_data() -> None:
     assert "every scanned tree from a local git copy of the pinned commit" in text
     assert data.repositories["repo"].to_list() == ["getzep/zep", "getzep/graphiti", "topoteretes/cognee",
                                                    "MemoriLabs/Memori", "mem0ai/mem0"]
+    assert data.runtime_captures.is_empty()  # the census behind it probed no server
+    assert runtime_section(text) == NO_CAPTURES + "\n"
     for name in CHARTS:
         assert png_size(COMMITTED / name)[0] == 900
+    assert not (COMMITTED / RUNTIME_CHART).exists()
 
 
 def test_choose_manifest(con: duckdb.DuckDBPyConnection, world: ReportWorld) -> None:
@@ -160,7 +246,7 @@ def test_census_report_command(world: ReportWorld, tmp_path: Path) -> None:
     done = census("report", "--manifest", "plain", "--db", str(world.db), "--out", str(tmp_path / "out"), cwd=tmp_path)
 
     assert done.returncode == 0, done.stderr
-    assert done.stdout == f"{tmp_path / 'out' / 'README.md'} (and 11 files beside it: charts and data)\n"
+    assert done.stdout == f"{tmp_path / 'out' / 'README.md'} (and 15 files beside it: charts and data)\n"
     assert (tmp_path / "out" / "README.md").read_text(encoding="utf-8").startswith("# Census report: plain\n")
     assert sorted(p.name for p in (tmp_path / "out" / "data").iterdir()) == sorted(
         [f"{name}.parquet" for name in report.TABLES] + ["report.json"])

@@ -6,14 +6,13 @@ file there says what it adds); none is copied from output.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import duckdb
 import polars as pl
 import pytest
-from report_world import ReportWorld, build
+from report_world import ReportWorld
 
 from pipeline import stats
 from pipeline.errors import StoreError
@@ -23,19 +22,6 @@ from pipeline.terms import TERM_SETS
 GOLDEN = ["acme/notes", "acme/memory", "acme/wiki", "acme/gone", "acme/bridge"]
 SCANNED = ["acme/notes", "acme/memory", "acme/wiki", "acme/bridge"]
 PLACES = ("in_server_paths", "in_tests", "in_docs", "in_other")
-
-
-@pytest.fixture(scope="module")
-def world(tmp_path_factory: pytest.TempPathFactory) -> ReportWorld:
-    """The census database of the synthetic trees (two manifests: golden and plain)."""
-    return build(tmp_path_factory.mktemp("stats"))
-
-
-@pytest.fixture(scope="module")
-def con(world: ReportWorld) -> Iterator[duckdb.DuckDBPyConnection]:
-    connection = stats.connect(world.db)
-    yield connection
-    connection.close()
 
 
 def rows(frame: pl.DataFrame, *columns: str) -> list[tuple[Any, ...]]:

@@ -11,14 +11,14 @@ Each note is ``(path, kind, detail)``; reports turn them into caveats.
 
 from __future__ import annotations
 
-from posixpath import basename
-
 #: file name -> note kind
 GIT_FILES = {".gitattributes": "gitattributes", ".gitmodules": "gitmodules"}
 #: the first bytes of every Git LFS pointer (https://github.com/git-lfs/git-lfs/blob/main/docs/spec.md)
 LFS_MAGIC = b"version https://git-lfs.github.com/spec/"
 #: pointers are about 130 bytes; the spec caps them at 1024
 LFS_MAX_BYTES = 1024
+_LFS_MIN_BYTES = len(LFS_MAGIC)
+_GIT_SUFFIXES = tuple(GIT_FILES)
 #: a ``.gitattributes`` or ``.gitmodules`` larger than this is noted by its first bytes only
 NOTE_MAX_BYTES = 64 << 10
 #: a larger ``.gitattributes`` or ``.gitmodules`` is not read for notes (no real one comes near)
@@ -29,10 +29,11 @@ ATTRIBUTES = ("export-ignore", "filter=lfs")
 
 def kind_of(path: str, size_bytes: int) -> str | None:
     """The note a regular file may give (``gitattributes``, ``gitmodules``, ``lfs``), by name and size."""
-    kind = GIT_FILES.get(basename(path))
-    if kind is not None:
-        return kind if size_bytes <= READ_MAX_BYTES else None
-    return "lfs" if len(LFS_MAGIC) <= size_bytes <= LFS_MAX_BYTES else None
+    if path.endswith(_GIT_SUFFIXES):  # most paths stop here: one C call
+        kind = GIT_FILES.get(path.rpartition("/")[2])
+        if kind is not None:
+            return kind if size_bytes <= READ_MAX_BYTES else None
+    return "lfs" if _LFS_MIN_BYTES <= size_bytes <= LFS_MAX_BYTES else None
 
 
 def note(path: str, kind: str, data: bytes) -> tuple[str, str, str] | None:
