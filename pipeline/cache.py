@@ -4,7 +4,7 @@ Layout under the cache folder::
 
     blobs/sha256/ab/abcdef....tar.gz            the archive, named by its sha256
     refs/<api host>/<owner>/<name>/<commit>.json  which blob holds that tree, with its root
-    tmp/<pid>-....part                           downloads in progress (never read)
+    tmp/<pid>-<host>-....part                    downloads in progress (never read)
 
 Only verified archives are moved into ``blobs/`` (atomically, by rename), so the cache
 never holds a partial file under a final name. A lookup re-hashes the blob: a corrupt or
@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import socket
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
@@ -107,7 +108,7 @@ class ArchiveCache:
         tmp = self.root / "tmp"
         tmp.mkdir(parents=True, exist_ok=True)
         self.sweep()
-        fd, name = tempfile.mkstemp(dir=tmp, prefix=f"{os.getpid()}-", suffix=".part")
+        fd, name = tempfile.mkstemp(dir=tmp, prefix=f"{os.getpid()}-{HOST_TAG}-", suffix=".part")
         os.close(fd)
         try:
             yield Path(name)
@@ -141,11 +142,20 @@ def _sha256(path: Path) -> str | None:
     return digest.hexdigest()
 
 
+#: this machine in the names of downloads in progress, so that a shared cache folder is swept
+#: only of this machine's dead processes' files (8 hex digits: no "-" inside)
+HOST_TAG = hashlib.sha256(socket.gethostname().encode()).hexdigest()[:8]
+
+
 def _owner_alive(part: Path) -> bool:
-    """Whether the process that named ``part`` (``<pid>-....part``) still runs; unnamed ones count as gone."""
-    pid = part.name.partition("-")[0]
+    """Whether the process that named ``part`` (``<pid>-<host>-....part``) may still run: a download
+    of another machine sharing the cache (a cluster's network folder) always may; unnamed ones
+    count as gone."""
+    pid, _, rest = part.name.partition("-")
     if not pid.isdigit():
         return False
+    if rest.partition("-")[0] != HOST_TAG:
+        return True
     try:
         os.kill(int(pid), 0)
     except ProcessLookupError:

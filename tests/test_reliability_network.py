@@ -18,7 +18,7 @@ import pytest
 from github_server import FLOOD, HANG, LOOP, PAUSE, RESET, GitHubServer, status
 from test_fetch import REPO, TOKEN, Harness, messages, publish
 
-from pipeline.cache import ArchiveCache
+from pipeline.cache import HOST_TAG, ArchiveCache
 from pipeline.census import Census
 from pipeline.errors import ArchiveLimitError, CensusError, SourceError, TransportError
 from pipeline.fetch import DEFAULT_RATE_LIMIT_WAIT
@@ -145,7 +145,7 @@ def test_a_body_that_stalls_midway_times_out_and_is_fetched_again(github: GitHub
 HOLD_A_DOWNLOAD = """
 import sys, time
 from pathlib import Path
-from pipeline.cache import ArchiveCache
+from pipeline.cache import ArchiveCache, HOST_TAG
 with ArchiveCache(Path(sys.argv[1]), "http://x").download_file() as part:
     part.write_bytes(b"half an archive")
     print(part, flush=True)
@@ -209,3 +209,15 @@ def test_the_token_is_in_no_log_record_at_debug_nor_in_any_error(
     assert TOKEN not in repr(harness.observer.waits)
     assert TOKEN not in repr(harness.settings)
     assert {r.headers.get("authorization") for r in github.requests_to("api")} == {f"Bearer {TOKEN}"}
+
+
+def test_a_partial_download_of_another_machine_is_left_alone(tmp_path: Path) -> None:
+    """A cluster may share one cache folder: a dead-looking pid on another host is not ours to judge."""
+    tmp = tmp_path / "cache" / "tmp"
+    tmp.mkdir(parents=True)
+    theirs = tmp / f"999999999-{'0' * 8 if HOST_TAG != '0' * 8 else '1' * 8}-abc.part"
+    ours = tmp / f"999999999-{HOST_TAG}-abc.part"  # no such pid here: a dead process of this machine
+    for part in (theirs, ours):
+        part.write_bytes(b"half")
+    assert ArchiveCache(tmp_path / "cache", "http://x").sweep() == [ours]
+    assert theirs.exists()
