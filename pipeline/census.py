@@ -24,7 +24,7 @@ from pipeline.errors import SourceError
 from pipeline.fetch import GitHubClient
 from pipeline.manifest import Manifest, RepoEntry, write_commits
 from pipeline.progress import SILENT, Observer
-from pipeline.runner import Executor, LocalExecutor, Task, TaskResult, fetch_and_scan, task_for
+from pipeline.runner import Executor, LocalExecutor, Task, TaskResult, fetch_and_scan, reason, task_for
 from pipeline.scan import SCANNER_VERSION
 from pipeline.scan.detect import Detector
 from pipeline.scan.tree import scan_tree
@@ -170,8 +170,8 @@ class Census:
         try:
             commit = source_for(entry, client or self.client, self.cache).resolve(entry.ref)
         except SourceError as exc:
-            reason = self._pin_failures[entry.repo] = f"pin {entry.ref or 'HEAD'}: {self._reason(exc)}"
-            return self._done(entry, Outcome(entry.repo, None, "skipped", reason))
+            why = self._pin_failures[entry.repo] = f"pin {entry.ref or 'HEAD'}: {self._reason(exc)}"
+            return self._done(entry, Outcome(entry.repo, None, "skipped", why))
         self.commits[entry.repo] = commit
         return self._done(entry, Outcome(entry.repo, commit, "pinned"))
 
@@ -211,19 +211,18 @@ class Census:
         return Outcome(entry.repo, commit, "scanned")
 
     def _unpinned(self, entry: RepoEntry, store: Store) -> Outcome:
-        reason = self._pin_failures.get(entry.repo, "no commit: run `census pin` first")
-        store.record_skip(entry.repo, None, "pin", reason)
-        return Outcome(entry.repo, None, "skipped", reason)
+        why = self._pin_failures.get(entry.repo, "no commit: run `census pin` first")
+        store.record_skip(entry.repo, None, "pin", why)
+        return Outcome(entry.repo, None, "skipped", why)
 
     def _skip(self, store: Store, repo: str, commit: str, stage: str, exc: Exception) -> Outcome:
-        reason = self._reason(exc)
-        store.record_skip(repo, commit, stage, reason)
-        return Outcome(repo, commit, "skipped", reason)
+        why = self._reason(exc)
+        store.record_skip(repo, commit, stage, why)
+        return Outcome(repo, commit, "skipped", why)
 
     def _reason(self, exc: Exception) -> str:
-        """The skip reason: a ``SourceError``'s message, or the type of an unexpected error."""
-        text = str(exc) if isinstance(exc, SourceError) else f"unexpected {type(exc).__name__}: {exc}"
-        return self.settings.redact(text)
+        """The skip reason for ``exc`` (``runner.reason``: the token is never in it)."""
+        return reason(exc, self.settings)
 
     def _done(self, entry: RepoEntry, outcome: Outcome, size_bytes: int = 0) -> Outcome:
         label = f"{entry.repo}@{outcome.commit[:12]}" if outcome.commit else entry.repo
