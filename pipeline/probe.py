@@ -26,36 +26,41 @@ are stored as given: pass secrets through ``env``.
 from __future__ import annotations
 
 import asyncio
-import copy
 import logging
-import os
-import re
 import secrets
 import shlex
-import signal
 import tempfile
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import AbstractAsyncContextManager, asynccontextmanager, suppress
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, Any, TypeVar
-from urllib.parse import urlsplit, urlunsplit
+from typing import Any, TypeVar
+from urllib.parse import urlsplit
 
 import anyio
 import httpx2
-from mcp import ClientSession, MCPError, StdioServerParameters, stdio_client
+from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
-from mcp.shared.message import SessionMessage
-from mcp.types import JSONRPCRequest, JSONRPCResponse, PaginatedRequestParams
-from mcp_types.jsonrpc import CONNECTION_CLOSED
+from mcp.types import PaginatedRequestParams
 from pydantic import ValidationError
 
+from pipeline.probe_wire import (
+    COOKIE_VARIABLE,
+    Failure,
+    Tap,
+    Wire,
+    describe,
+    kill_marked,
+    last_line,
+    mask,
+    safe_url,
+    transport_note,
+)
 from pipeline.runtime import HTTP, OK, SKIPPED, STDIO, Capture, RuntimeTool, ToolsListError, tools_of
 
-#: environment variable that marks every process of one probe, so the tree can be found and killed
-COOKIE_VARIABLE = "CENSUS_PROBE_COOKIE"
+__all__ = ["COOKIE_VARIABLE", "ProbeError", "Timeouts", "kill_marked", "probe", "probe_url", "safe_url"]
 T = TypeVar("T")
 # the SDK logs a server's stray stdout lines as errors; without a handler of the application's
 # own, Python's last-resort handler would print them: the library never prints
@@ -114,7 +119,7 @@ async def _probe_stdio(server: str, command: list[str], env: dict[str, str], cwd
                                       give_up=lambda: _ignore(kill_marked(cookie)))
         finally:
             kill_marked(cookie)
-        stderr = _last_line(errlog)
+        stderr = last_line(errlog)
     return _capture(server, outcome, transport=STDIO, target=shlex.join(command), stderr=stderr,
                     hidden=list(env.values()))
 
@@ -129,71 +134,6 @@ async def _probe_http(server: str, url: str, headers: dict[str, str], timeouts: 
 
     outcome = await _exchange(connect, timeouts, give_up=lambda: None)
     return _capture(server, outcome, transport=HTTP, target=safe_url(url), stderr="", hidden=list(headers.values()))
-
-
-class _Wire:
-    """Taps a session's streams: remembers each request's method and keeps the raw results."""
-
-    def __init__(self) -> None:
-        self._methods: dict[int | str, str] = {}
-        self.results: dict[str, list[dict[str, Any]]] = {}
-        self.notes: list[str] = []
-        self.transport_errors: list[str] = []
-
-    def sent(self, item: SessionMessage) -> None:
-        if isinstance(item.message, JSONRPCRequest):
-            self._methods[item.message.id] = item.message.method
-
-    def received(self, item: SessionMessage | Exception) -> None:
-        if isinstance(item, Exception):
-            self.transport_errors.append(_describe(item))
-        elif isinstance(item.message, JSONRPCResponse) and item.message.id in self._methods:
-            method = self._methods.pop(item.message.id)
-            self.results.setdefault(method, []).append(copy.deepcopy(item.message.result))
-
-    def last(self, method: str) -> dict[str, Any] | None:
-        found = self.results.get(method)
-        return found[-1] if found else None
-
-
-class _Tap:
-    """A session stream that shows each item passing through to ``seen`` (the wire's log)."""
-
-    def __init__(self, inner: Any, seen: Callable[[Any], None]) -> None:
-        self._inner, self._seen = inner, seen
-
-    def __getattr__(self, name: str) -> Any:  # e.g. ``last_context`` of the HTTP read stream
-        return getattr(self._inner, name)
-
-    async def receive(self) -> Any:
-        item = await self._inner.receive()
-        self._seen(item)
-        return item
-
-    async def send(self, item: Any, /) -> None:
-        self._seen(item)
-        await self._inner.send(item)
-
-    def __aiter__(self) -> _Tap:
-        return self
-
-    async def __anext__(self) -> Any:
-        item = await self._inner.__anext__()
-        self._seen(item)
-        return item
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-    async def __aenter__(self) -> _Tap:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.aclose()
-
-
-class _Failure(Exception):
-    """A server answer the probe cannot go on from (a looping cursor, too many pages)."""
 
 
 @dataclass
@@ -214,7 +154,7 @@ class _Clock:
 
 @dataclass(frozen=True)
 class _Outcome:
-    wire: _Wire
+    wire: Wire
     failure: str | None = None
     finished_at: datetime = field(default_factory=lambda: datetime.now(UTC))
 
@@ -222,27 +162,27 @@ class _Outcome:
 async def _exchange(connect: Callable[[], AbstractAsyncContextManager[Any]], timeouts: Timeouts,
                     give_up: Callable[[], None]) -> _Outcome:
     """Open the transport, initialize, list every page; a failure becomes the outcome's reason."""
-    wire = _Wire()
+    wire = Wire()
     with anyio.CancelScope() as scope:
         clock = _Clock(scope)
         clock.enter("start", timeouts.start_seconds)
         try:
             async with connect() as (read, write):
                 try:
-                    session = ClientSession(_Tap(read, wire.received), _Tap(write, wire.sent))
+                    session = ClientSession(Tap(read, wire.received), Tap(write, wire.sent))
                     await _converse(session, wire, clock, timeouts)
                 except BaseException:
                     give_up()  # a stuck server is killed now, not after the SDK's grace period
                     raise
         except Exception as exc:
             if not scope.cancel_called:
-                return _Outcome(wire, f"{clock.step}: {_describe(exc)}")
+                return _Outcome(wire, f"{clock.step}: {describe(exc)}")
     if scope.cancel_called:
-        return _Outcome(wire, f"{clock.step}: no answer within {clock.seconds:g} s" + _transport_note(wire))
+        return _Outcome(wire, f"{clock.step}: no answer within {clock.seconds:g} s" + transport_note(wire))
     return _Outcome(wire)
 
 
-async def _converse(session: ClientSession, wire: _Wire, clock: _Clock, timeouts: Timeouts) -> None:
+async def _converse(session: ClientSession, wire: Wire, clock: _Clock, timeouts: Timeouts) -> None:
     async with session:
         clock.enter("initialize", timeouts.initialize_seconds)
         await session.initialize()
@@ -255,12 +195,12 @@ async def _converse(session: ClientSession, wire: _Wire, clock: _Clock, timeouts
                 clock.stop()
                 return
             if cursor in seen:
-                raise _Failure(f"nextCursor {cursor[:60]!r} repeats: the pages loop")
+                raise Failure(f"nextCursor {cursor[:60]!r} repeats: the pages loop")
             seen.add(cursor)
-        raise _Failure(f"more than {timeouts.max_pages} pages")
+        raise Failure(f"more than {timeouts.max_pages} pages")
 
 
-async def _page(session: ClientSession, wire: _Wire, cursor: str | None, number: int) -> str | None:
+async def _page(session: ClientSession, wire: Wire, cursor: str | None, number: int) -> str | None:
     """Ask for one page; the next cursor from its raw JSON (None at the end)."""
     try:
         await session.list_tools(params=None if cursor is None else PaginatedRequestParams(cursor=cursor))
@@ -274,7 +214,7 @@ async def _page(session: ClientSession, wire: _Wire, cursor: str | None, number:
     if following is None or following == "":
         return None
     if not isinstance(following, str):
-        raise _Failure(f"nextCursor is not a string: {following!r}"[:120])
+        raise Failure(f"nextCursor is not a string: {following!r}"[:120])
     return following
 
 
@@ -292,73 +232,9 @@ def _capture(server: str, outcome: _Outcome, *, transport: str, target: str, std
         reason += f" (stderr: {stderr})"
     note = "; ".join(outcome.wire.notes) or None
     return Capture(server=server, captured_at_utc=outcome.finished_at, status=OK if reason is None else SKIPPED,
-                   reason=_mask(reason or note, hidden), transport=transport,
-                   command_or_url=_mask(target, hidden) or target,
+                   reason=mask(reason or note, hidden), transport=transport,
+                   command_or_url=mask(target, hidden) or target,
                    pages=pages, initialize=outcome.wire.last("initialize"), tools=tools)
-
-
-def kill_marked(cookie: str) -> int:
-    """SIGKILL every process whose environment holds ``COOKIE_VARIABLE=cookie``; how many.
-
-    Reads ``/proc`` (Linux); elsewhere it finds nothing and the SDK's process-group kill is all.
-    """
-    marker = f"{COOKIE_VARIABLE}={cookie}".encode()
-    killed = 0
-    for entry in Path("/proc").glob("[0-9]*"):
-        with suppress(OSError):
-            if marker in (entry / "environ").read_bytes().split(b"\0"):
-                os.kill(int(entry.name), signal.SIGKILL)
-                killed += 1
-    return killed
-
-
-def safe_url(url: str) -> str:
-    """``url`` without user name, password or query values (``?key=***``)."""
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    netloc = f"{host}:{parts.port}" if parts.port else host
-    query = re.sub(r"=[^&]*", "=***", parts.query)
-    return urlunsplit((parts.scheme, netloc, parts.path, query, ""))
-
-
-def _describe(exc: BaseException) -> str:
-    """One line for an exception, groups unwrapped to their first member."""
-    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        exc = exc.exceptions[0]
-    if isinstance(exc, _Failure):
-        text = str(exc)
-    elif isinstance(exc, MCPError) and exc.error.code == CONNECTION_CLOSED:
-        text = "the server closed the connection"
-    elif isinstance(exc, MCPError):
-        text = f"error {exc.error.code}: {exc.error.message}"
-    elif isinstance(exc, OSError) and exc.strerror:
-        text = f"{exc.strerror}: {exc.filename}" if exc.filename else exc.strerror
-    else:
-        text = f"{type(exc).__name__}: {exc}".rstrip(": ")
-    return _one_line(text)
-
-
-def _transport_note(wire: _Wire) -> str:
-    return f" ({wire.transport_errors[-1]})" if wire.transport_errors else ""
-
-
-def _last_line(log: IO[str]) -> str:
-    log.seek(0)
-    lines = [line for line in log.read().splitlines() if line.strip()]
-    return _one_line(lines[-1]) if lines else ""
-
-
-def _one_line(text: str, limit: int = 300) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
-
-
-def _mask(text: str | None, hidden: Iterable[str]) -> str | None:
-    """``text`` with every value of ``hidden`` of four characters or more replaced by ``***``."""
-    for value in hidden:
-        if text and len(value) >= 4:
-            text = text.replace(value, "***")
-    return text
 
 
 def _ignore(_: object) -> None:
