@@ -24,9 +24,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, cast
 
 from pipeline import tarstream
-from pipeline.errors import ArchiveError, ArchiveLimitError, SettingsError
-from pipeline.settings import ENV, Limits
-from pipeline.tarstream import Header, Readable, TarReader
+from pipeline.errors import ArchiveError
+from pipeline.limits import Bounded, Budget, env_limits
+from pipeline.settings import Limits
+from pipeline.tarstream import Header, TarReader
 
 if TYPE_CHECKING:
     import hashlib
@@ -139,10 +140,10 @@ def verify(path: Path, limits: Limits | None = None) -> ArchiveInfo:
     ``ArchiveLimitError`` as soon as it is over ``limits`` (default: the environment's)."""
     roots: set[bytes] = set()
     nested = True
-    budget = _Budget(limits or _env_limits())
+    budget = Budget(limits or env_limits())
     with _open_tar(path, max_bytes=budget.limits.max_archive_bytes) as (tar, hasher):
         for header in tar:
-            budget.add(header)
+            budget.count(header.size if KINDS.get(header.type) == "file" else 0)
             top, _, rest = header.name.partition(b"/")
             roots.add(top)
             nested = nested and (bool(rest) or header.type == b"5")
@@ -157,10 +158,10 @@ def members(
     and holds the archive to ``limits`` (default: the environment's) as it goes."""
     top = None if root is None else root.encode("utf-8", "surrogateescape")
     prefix = top + b"/" if top else b""
-    budget = _Budget(limits or _env_limits())
+    budget = Budget(limits or env_limits())
     with _open_tar(path, hashed=sha256 is not None, max_bytes=budget.limits.max_archive_bytes) as (tar, hasher):
         for header in tar:
-            budget.add(header)
+            budget.count(header.size if KINDS.get(header.type) == "file" else 0)
             name = header.name
             if name == top:
                 continue
@@ -176,20 +177,6 @@ def members(
                 yield Member(text, kind, 0), None
     if sha256 is not None and hasher.hexdigest() != sha256:
         raise ArchiveError(f"archive {path.name} does not match its recorded sha256")
-
-
-def over_limit(what: str, setting: str) -> ArchiveLimitError:
-    """The error for an archive over the limit ``setting`` (``max_members``, ``max_archive_bytes``)."""
-    return ArchiveLimitError(f"over a limit: {what} ({ENV[setting]})")
-
-
-def limited(entries: Iterable[Entry], limits: Limits) -> Iterator[Entry]:
-    """``entries`` unchanged, until they are more members or more file bytes than ``limits``."""
-    budget = _Budget(limits)
-    for entry in entries:
-        member = entry[0]
-        budget.count(member.size_bytes if member.kind == "file" else 0)
-        yield entry
 
 
 def pax_commit(path: Path) -> str | None:
@@ -210,53 +197,6 @@ def _chunks(tar: TarReader, header: Header, text: str) -> Iterator[bytes]:
 def _broken(what: str, exc: BaseException) -> ArchiveError:
     text = (str(exc).strip() or type(exc).__name__).splitlines()[0]
     return ArchiveError(f"{what}: {text}")
-
-
-def _env_limits() -> Limits:
-    """The environment's limits; an unusable value is an ``ArchiveError`` that says which."""
-    try:
-        return Limits.from_env()
-    except SettingsError as exc:
-        raise ArchiveError(str(exc)) from exc
-
-
-class _Budget:
-    """What an archive holds so far, against its limits; raises ``ArchiveLimitError`` past one."""
-
-    def __init__(self, limits: Limits) -> None:
-        self.limits = limits
-        self._members = 0
-        self._file_bytes = 0
-
-    def add(self, header: Header) -> None:
-        """Count one tar member (its size if it is a file)."""
-        self.count(header.size if KINDS.get(header.type) == "file" else 0)
-
-    def count(self, file_bytes: int) -> None:
-        """Count one member holding ``file_bytes`` bytes of content."""
-        self._members += 1
-        self._file_bytes += file_bytes
-        if self._members > self.limits.max_members:
-            raise over_limit(f"the tree has more than {self.limits.max_members} members", "max_members")
-        if self._file_bytes > self.limits.max_archive_bytes:
-            raise over_limit(f"its files hold more than {self.limits.max_archive_bytes} bytes", "max_archive_bytes")
-
-
-class _Bounded:
-    """A decompressed stream that raises ``ArchiveLimitError`` once more than ``limit`` bytes came out."""
-
-    def __init__(self, stream: Readable, limit: int) -> None:
-        self._read = stream.read
-        self._limit = limit
-        self._seen = 0
-
-    def read(self, size: int, /) -> bytes:
-        """Up to ``size`` bytes, counted against the limit."""
-        data = self._read(size)
-        self._seen += len(data)
-        if self._seen > self._limit:
-            raise over_limit(f"the archive decompresses to more than {self._limit} bytes", "max_archive_bytes")
-        return data
 
 
 @contextmanager
@@ -280,7 +220,7 @@ def _open_tar(
                 _HashingReader(raw, hashed) as hasher,
                 _decompressed(hasher, threaded=threaded) if compressed else io.BufferedReader(hasher) as inflated,
             ):
-                stream = inflated if max_bytes is None else _Bounded(inflated, max_bytes)
+                stream = inflated if max_bytes is None else Bounded(inflated, max_bytes)
                 yield TarReader(stream), hasher
                 if whole:
                     while stream.read(CHUNK_BYTES):

@@ -18,10 +18,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import partial
 
-from pipeline.archive import limited
 from pipeline.cache import ArchiveCache
 from pipeline.errors import SourceError
 from pipeline.fetch import GitHubClient
+from pipeline.limits import limited
 from pipeline.manifest import Manifest, RepoEntry, write_commits
 from pipeline.progress import SILENT, Observer
 from pipeline.runner import Executor, LocalExecutor, Task, TaskResult, fetch_and_scan, reason, task_for

@@ -39,6 +39,7 @@ from pipeline.errors import (
     SourceError,
     TransportError,
 )
+from pipeline.limits import over_limit
 from pipeline.progress import SILENT, Observer
 from pipeline.settings import Settings
 
@@ -171,14 +172,14 @@ class GitHubClient:
         expected = response.headers.get("content-length")
         limit = self._settings.max_archive_bytes
         if expected is not None and expected.isdigit() and int(expected) > limit:
-            raise archive.over_limit(f"the download is {expected} bytes, more than {limit}", "max_archive_bytes")
+            raise over_limit(f"the download is {expected} bytes, more than {limit}", "max_archive_bytes")
         written = 0
         try:
             with dest.open("wb") as out:
                 for chunk in response.iter_content(archive.CHUNK_BYTES):
                     written += out.write(chunk)
                     if written > limit:
-                        raise archive.over_limit(f"the download goes on past {limit} bytes", "max_archive_bytes")
+                        raise over_limit(f"the download goes on past {limit} bytes", "max_archive_bytes")
         except NETWORK_ERRORS as exc:
             broke = f"the connection broke mid-body after {written} bytes were saved"
             raise _Retry(f"{broke} ({type(exc).__name__})") from exc

@@ -21,10 +21,10 @@ from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
-from pipeline.archive import limited
 from pipeline.cache import ArchiveCache
 from pipeline.errors import SourceError
 from pipeline.fetch import GitHubClient
+from pipeline.limits import limited
 from pipeline.manifest import RepoEntry
 from pipeline.progress import SILENT, StderrWaits
 from pipeline.scan.detect import Detector

@@ -28,6 +28,7 @@ from pipeline import archive
 from pipeline.archive import Member
 from pipeline.census import Census
 from pipeline.errors import ArchiveError, ArchiveLimitError
+from pipeline.limits import limited
 from pipeline.manifest import load
 from pipeline.settings import Limits, Settings
 from pipeline.store import Store
@@ -243,11 +244,11 @@ def test_exactly_at_the_limits_is_accepted(tmp_path: Path) -> None:
     archive.verify(path, Limits(max_archive_bytes=4 * BLOCK + 1024 + 1024, max_members=2))  # the stream's size
     assert len(list(archive.members(path, "r", limits=Limits(max_archive_bytes=5 * MiB, max_members=2)))) == 2
     entries = [(Member("a.bin", "file", 1000), None), (Member("b.py", "file", 11), None)]
-    assert len(list(archive.limited(entries, Limits(max_archive_bytes=content, max_members=2)))) == 2
+    assert len(list(limited(entries, Limits(max_archive_bytes=content, max_members=2)))) == 2
     with pytest.raises(ArchiveLimitError, match="its files hold more than"):
-        list(archive.limited(entries, Limits(max_archive_bytes=content - 1, max_members=2)))
+        list(limited(entries, Limits(max_archive_bytes=content - 1, max_members=2)))
     with pytest.raises(ArchiveLimitError, match="more than 1 members"):
-        list(archive.limited(entries, Limits(max_archive_bytes=content, max_members=1)))
+        list(limited(entries, Limits(max_archive_bytes=content, max_members=1)))
 
 
 @pytest.mark.parametrize("build", [cut_tar, not_gzip], ids=["truncated-tar", "not-gzip"])
