@@ -14,6 +14,7 @@ entries are unpinned; ``census pin`` resolves their commits.
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from collections.abc import Iterable, Iterator
@@ -36,6 +37,8 @@ REPO_LINE = re.compile(r"^(?P<owner>[A-Za-z0-9][A-Za-z0-9-]*)/(?P<name>[A-Za-z0-
 PAGE_LIMIT = 100
 #: pages read at most (100 servers each): a registry that never stops paginating is an error
 MAX_PAGES = 10_000
+#: bytes of one page read at most: a registry that sends an endless body is an error
+MAX_PAGE_BYTES = 32 << 20
 
 
 @dataclass(frozen=True)
@@ -181,22 +184,27 @@ def _get_json(session: requests.Session, url: str, params: dict[str, str], setti
         if attempt:
             time.sleep(min(settings.backoff_seconds * 2 ** (attempt - 1), settings.max_wait_seconds))
         try:
-            response = session.get(url, params=params, timeout=settings.timeout_seconds)
+            with session.get(url, params=params, timeout=settings.timeout_seconds, stream=True) as response:
+                if response.status_code >= 500 or response.status_code == 429:
+                    reason = f"HTTP {response.status_code}"
+                    continue
+                return _decoded(response, url)
         except (requests.ConnectionError, requests.Timeout) as exc:
             reason = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
-            continue
-        if response.status_code >= 500 or response.status_code == 429:
-            reason = f"HTTP {response.status_code}"
-            continue
-        return _decoded(response, url)
     raise TransportError(f"{url}: {reason} (after {settings.attempts} attempts)")
 
 
 def _decoded(response: requests.Response, url: str) -> Any:
+    """The page's JSON, read up to ``MAX_PAGE_BYTES`` (a page of 100 servers is a few hundred KB)."""
     if response.status_code != 200:
         raise SourceError(f"{url}: HTTP {response.status_code}")
+    body = bytearray()
+    for chunk in response.iter_content(1 << 16):
+        body += chunk
+        if len(body) > MAX_PAGE_BYTES:
+            raise SourceError(f"{url}: a page of more than {MAX_PAGE_BYTES} bytes; stopped")
     try:
-        return response.json()
+        return json.loads(body)
     except ValueError:
         raise SourceError(f"{url}: the answer is not JSON") from None
 

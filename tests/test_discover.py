@@ -143,3 +143,9 @@ def test_the_command_fails_in_one_line_and_writes_nothing(tmp_path: Path) -> Non
     done = census("discover", "--out", "reg.toml", cwd=tmp_path)
     assert done.returncode == 2
     assert "give one of --registry URL or --from-file LIST" in done.stderr
+
+
+def test_a_page_too_large_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(discover, "MAX_PAGE_BYTES", 100)  # a real page is far below the default 32 MiB
+    with serving(Registry(ITEMS)) as registry, pytest.raises(SourceError, match="a page of more than 100 bytes"):
+        discover.from_registry(registry.url, FAST)
