@@ -4,6 +4,9 @@ The registry's read API lists servers page by page::
 
     GET {registry}/v0/servers?limit=100[&cursor=...]  ->  {"servers": [...], "metadata": {"nextCursor": ...}}
 
+``/v0.1/servers`` is read when the registry has no ``v0``, and a versioned root such as
+``https://host/v0.1`` is read as given.
+
 Each item is a server (``server.json``), bare or wrapped as ``{"server": {...}, "_meta": ...}``
 (the v0.1 shape). A server's ``repository.url`` on GitHub becomes the entry's ``repo`` and its
 ``repository.subfolder`` one of its ``server_paths``; several servers (and every version of
@@ -37,8 +40,14 @@ REPO_LINE = re.compile(r"^(?P<owner>[A-Za-z0-9][A-Za-z0-9-]*)/(?P<name>[A-Za-z0-
 PAGE_LIMIT = 100
 #: pages read at most (100 servers each): a registry that never stops paginating is an error
 MAX_PAGES = 10_000
+#: the read API's versions, in the order tried when the registry URL names none
+API_VERSIONS = ("/v0", "/v0.1")
 #: bytes of one page read at most: a registry that sends an endless body is an error
 MAX_PAGE_BYTES = 32 << 20
+
+
+class _NotFound(SourceError):
+    """The registry has no such list (another API version may)."""
 
 
 @dataclass(frozen=True)
@@ -87,19 +96,39 @@ def from_lines(lines: Iterable[str], source: str) -> Discovered:
 
 
 def registry_pages(registry: str, settings: Settings) -> Iterator[list[dict[str, Any]]]:
-    """The ``servers`` arrays of the registry's pages, following ``nextCursor``."""
-    url, cursor, seen = f"{registry.rstrip('/')}/v0/servers", None, set()
+    """The ``servers`` arrays of the registry's pages, following ``nextCursor``.
+
+    ``registry`` is the registry's root (``/v0/servers`` is read, and ``/v0.1/servers`` when
+    the root has no ``v0``) or a versioned root such as ``https://host/v0.1``.
+    """
     with requests.Session() as session:
         session.trust_env = False
         session.headers["User-Agent"] = f"mcp-annotation-census/{__version__}"
-        for _ in range(MAX_PAGES):
-            params = {"limit": str(PAGE_LIMIT), **({"cursor": cursor} if cursor else {})}
-            body = _get_json(session, url, params, settings)
-            yield _servers(body, url)
-            cursor = _next_cursor(body)
-            if not cursor or cursor in seen:
-                return
-            seen.add(cursor)
+        url, first = _first_page(session, registry, settings)
+        yield from _pages(session, url, first, settings)
+
+
+def _first_page(session: requests.Session, registry: str, settings: Settings) -> tuple[str, Any]:
+    """The list URL the registry answers, and its first page."""
+    root = registry.rstrip("/")
+    urls = [f"{root}/servers"] if root.endswith(API_VERSIONS) else [f"{root}{v}/servers" for v in API_VERSIONS]
+    for url in urls:
+        try:
+            return url, _get_json(session, url, {"limit": str(PAGE_LIMIT)}, settings)
+        except _NotFound:
+            continue
+    raise SourceError(f"{urls[0]}: HTTP 404" + (f" (and {', '.join(urls[1:])})" if urls[1:] else ""))
+
+
+def _pages(session: requests.Session, url: str, body: Any, settings: Settings) -> Iterator[list[dict[str, Any]]]:
+    seen: set[str] = set()
+    for _ in range(MAX_PAGES):
+        yield _servers(body, url)
+        cursor = _next_cursor(body)
+        if not cursor or cursor in seen:
+            return
+        seen.add(cursor)
+        body = _get_json(session, url, {"limit": str(PAGE_LIMIT), "cursor": cursor}, settings)
     raise SourceError(f"{url}: more than {MAX_PAGES} pages; stopped")
 
 
@@ -196,6 +225,8 @@ def _get_json(session: requests.Session, url: str, params: dict[str, str], setti
 
 def _decoded(response: requests.Response, url: str) -> Any:
     """The page's JSON, read up to ``MAX_PAGE_BYTES`` (a page of 100 servers is a few hundred KB)."""
+    if response.status_code == 404:
+        raise _NotFound(f"{url}: HTTP 404")
     if response.status_code != 200:
         raise SourceError(f"{url}: HTTP {response.status_code}")
     body = bytearray()

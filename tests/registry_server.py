@@ -29,6 +29,8 @@ class Registry:
     stuck_cursor: bool = False
     requests: list[tuple[str, dict[str, list[str]], dict[str, str]]] = field(default_factory=list)
     url: str = ""
+    path: str = "/v0/servers"
+    """the list endpoint it serves (every other path is a 404)."""
 
     def fail(self, fault: int | str, times: int = 1) -> None:
         """Answer the next ``times`` requests with HTTP ``fault`` (or ``"html"``)."""
@@ -58,7 +60,7 @@ class _Handler(BaseHTTPRequestHandler):
         query = parse_qs(parts.query)
         self.registry.requests.append((parts.path, query, {k.lower(): v for k, v in self.headers.items()}))
         fault = self.registry.faults.pop(0) if self.registry.faults else None
-        if parts.path != "/v0/servers":
+        if parts.path != self.registry.path:
             self._send(404, b'{"title": "Not Found"}')
         elif fault == "html":
             self._send(200, b"<html>maintenance</html>", "text/html")

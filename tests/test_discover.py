@@ -88,12 +88,21 @@ def test_server_errors_are_retried_then_reported_in_one_line() -> None:
     assert str(failed.value) == f"{registry.url}/v0/servers: HTTP 500 (after 3 attempts)"
 
 
-@pytest.mark.parametrize(("fault", "message"), [("html", "the answer is not JSON"), (404, "HTTP 404")])
+@pytest.mark.parametrize(("fault", "message"), [("html", "/v0/servers: the answer is not JSON"),
+                                               (404, "/v0/servers: HTTP 404 \\(and URL/v0.1/servers\\)")])
 def test_a_bad_answer_is_an_error_naming_the_url(fault: int | str, message: str) -> None:
     with serving(Registry(ITEMS)) as registry:
         registry.fail(fault)
-        with pytest.raises(SourceError, match=f"^{registry.url}/v0/servers: {message}$"):
+        with pytest.raises(SourceError, match=f"^{registry.url}{message.replace('URL', registry.url)}$"):
             discover.from_registry(registry.url, FAST)
+
+
+@pytest.mark.parametrize("root", ["", "/v0.1"], ids=["the root: v0, then v0.1", "a versioned root"])
+def test_a_registry_that_serves_only_v0_1(root: str) -> None:
+    with serving(Registry(ITEMS, wrapped=True, path="/v0.1/servers")) as registry:
+        found = discover.from_registry(registry.url + root, FAST)
+    assert [e.repo for e in found.entries] == ["acme/monorepo", "solo/one", "solo/two"]
+    assert [path for path, _, _ in registry.requests][-1] == "/v0.1/servers"
 
 
 def test_no_token_is_sent_to_the_registry(monkeypatch: pytest.MonkeyPatch) -> None:
