@@ -59,8 +59,8 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[GitHubSer
 
 def run(manifest: Path, github: GitHubServer, db: Path, chosen: Executor | None = None) -> list[str]:
     """One census run through the library; the outcome statuses, sorted."""
-    settings = Settings(db_path=db, cache_dir=db.parent / "cache", api_url=github.api_url, attempts=1,
-                        backoff_seconds=0.0, timeout_seconds=5.0)
+    settings = Settings(db_path=db, cache_dir=db.parent / "cache", api_url=github.api_url, attempts=3,
+                        backoff_seconds=0.0, timeout_seconds=30.0)  # a loaded 2-core CI machine is slow
     census = Census(load(manifest), settings)
     try:
         with Store(db) as store:
