@@ -17,7 +17,7 @@ not by the size of the manifest. The token is not part of a task: each worker re
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Generator, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
@@ -155,7 +155,7 @@ class LocalExecutor:
 
         if self._pool is None:
             self._pool = ProcessPoolExecutor(self.jobs, mp_context=multiprocessing.get_context("spawn"))
-        yield from bounded(self._pool.submit, _wait_first, work, tasks, 2 * self.jobs)
+        yield from _in_flight(self._pool, work, tasks, 2 * self.jobs)
 
     def close(self) -> None:
         """Stop the worker processes."""
@@ -194,26 +194,17 @@ class DaskExecutor:
         self._client.close()
 
 
-def bounded(submit: Callable[..., Any], first_done: Callable[[set[Any]], set[Any]],
-            work: Callable[[Task], TaskResult], tasks: Iterable[Task], limit: int) -> Iterator[TaskResult]:
-    """Keep at most ``limit`` futures in flight; yield each result as it completes."""
-    pending: set[Any] = set()
-    for task in tasks:
-        pending.add(submit(work, task))
-        if len(pending) >= limit:
-            pending = yield from _drain(pending, first_done)
-    while pending:
-        pending = yield from _drain(pending, first_done)
-
-
-def _drain(pending: set[Any], first_done: Callable[[set[Any]], set[Any]]) -> Generator[TaskResult, None, set[Any]]:
-    done = first_done(pending)
-    for future in done:
-        yield future.result()
-    return pending - done
-
-
-def _wait_first(pending: set[Any]) -> set[Any]:
+def _in_flight(pool: Any, work: Callable[[Task], TaskResult], tasks: Iterable[Task],
+               limit: int) -> Iterator[TaskResult]:
+    """Submit ``tasks`` to ``pool``, at most ``limit`` at a time; yield each result as it completes."""
     from concurrent.futures import FIRST_COMPLETED, wait
 
-    return set(wait(pending, return_when=FIRST_COMPLETED).done)
+    pending: set[Any] = set()
+    for task in tasks:
+        pending.add(pool.submit(work, task))
+        while len(pending) >= limit:
+            done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            yield from (future.result() for future in done)
+    while pending:
+        done, pending = wait(pending, return_when=FIRST_COMPLETED)
+        yield from (future.result() for future in done)

@@ -65,15 +65,9 @@ class Store:
         return dict(zip([d[0] for d in cursor.description], rows[0], strict=True))
 
     def is_current(self, repo: str, commit: str, fetched: Fetched, terms: Sequence[str], version: str) -> bool:
-        """Whether this tree was already scanned by ``version`` for ``terms``."""
-        row = self.snapshot(repo, commit)
-        return (
-            row is not None
-            and row["status"] == "scanned"
-            and row["scanner_version"] == version
-            and list(row["terms"] or []) == list(terms)
-            and row["archive_sha256"] == fetched.sha256
-        )
+        """Whether this tree, this very archive, was already scanned by ``version`` for ``terms``."""
+        scanned = self.scanned_archive(repo, commit, terms, version)
+        return scanned is not None and scanned[0] == fetched.sha256
 
     def scanned_archive(self, repo: str, commit: str, terms: Sequence[str], version: str) -> tuple[str | None] | None:
         """``(archive sha256,)`` if this tree was scanned by ``version`` for ``terms``, else ``None``."""

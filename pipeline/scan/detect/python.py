@@ -86,9 +86,6 @@ _DETECT_WORDS = markers.words(DETECT_WORDS)
 class PythonDetector:
     """Finds Python tool definitions; one instance per tree."""
 
-    #: words the scan looks for in every file in the same pass (``SourceFile.has_any``)
-    PREFILTER = markers.PREFILTER["python"]
-
     def __init__(self, dependencies: Dependencies) -> None:
         self.dependencies = dependencies
         self.project = ProjectIndex()

@@ -61,9 +61,6 @@ _CALL_MARKERS_WORDS = markers.words(_CALL_MARKERS)
 class TypeScriptDetector:
     """Finds tool definitions in .ts/.tsx/.js files of one tree (two phases)."""
 
-    #: words the scan looks for in every file in the same pass (``SourceFile.has_any``)
-    PREFILTER = markers.PREFILTER["typescript"]
-
     def __init__(self, dependencies: Dependencies) -> None:
         self.dependencies = dependencies
         self._project = ProjectIndex()
