@@ -6,7 +6,10 @@ Builds two inputs in a temporary folder from trees every installation has (this 
 standard library and site-packages, regular files of at most 1 MiB, no bytecode or shared
 libraries, repeated if needed): a large tar.gz (>= 40 MB compressed) and a small one (about
 2 MB), each also committed to a git repository so ``git grep`` has something to read. Each
-``--archive`` (a .tar.gz; no git repository comes with it) is measured too.
+archive is then made again by ``git archive`` from that repository, as GitHub makes the
+archives a census reads (ustar headers; ``tarfile`` instead writes a pax header before every
+member, which doubles the headers to parse); without git the ``tarfile`` one is measured.
+Each ``--archive`` (a .tar.gz; no git repository comes with it) is measured too.
 
 For each input, the median wall time of ``--runs`` alternating runs (after one warm-up run) of:
 
@@ -55,7 +58,7 @@ from pipeline.terms import TERM_SETS
 TERMS = TERM_SETS["published"]
 MB = 1_000_000
 CHUNK = 1 << 20
-LARGE_BYTES, SMALL_BYTES = 42 * MB, 2 * MB
+LARGE_BYTES, SMALL_BYTES = 43 * MB, 2 * MB
 MAX_FILE_BYTES = 1 << 20
 SKIP_SUFFIXES = (".pyc", ".pyo", ".so", ".dylib", ".dll", ".a", ".o", ".exe", ".whl")
 GIT_ENV = {"GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
@@ -164,6 +167,10 @@ def build_inputs(directory: Path) -> list[Input]:
         archive = folder / f"{label}.tar.gz"
         write_archive(archive, source_files(roots), size)
         git_dir = git_repository(archive, folder)
+        if git_dir is not None:
+            with archive.open("wb") as out:  # the format GitHub serves: ``git archive``, gzip level 6
+                subprocess.run(["git", f"--git-dir={git_dir}", "archive", "--format=tar.gz", "HEAD"], stdout=out,
+                               check=True, env=os.environ | GIT_ENV)
         inputs.append(Input(f"{label} (built: stdlib + site-packages)", archive, git_dir, label))
     return inputs
 

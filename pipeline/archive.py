@@ -27,6 +27,7 @@ from pipeline import tarstream
 from pipeline.errors import ArchiveError
 from pipeline.limits import Bounded, Budget, env_limits
 from pipeline.settings import Limits
+from pipeline.tarrun import Plain
 from pipeline.tarstream import Header, TarReader
 
 if TYPE_CHECKING:
@@ -83,6 +84,35 @@ class Member:
 
 #: a member and, for regular files, its content as chunks (read them before the next member)
 Entry = tuple[Member, Iterable[bytes] | None]
+
+
+@dataclass(frozen=True)
+class Run:
+    """Consecutive members whose content lies whole in one buffer already read: most members
+    of a source archive. The scan counts a run's files with one native call over ``buffer``."""
+
+    buffer: bytes
+    members: list[tuple[str, str, int, int]]
+    """(path, kind, size, offset) of each member, as in ``Member``; a file's content is
+    ``buffer[offset : offset + size]``."""
+
+    def entries(self) -> Iterator[Entry]:
+        """The run as entries, one per member."""
+        buffer = self.buffer
+        for path, kind, size, offset in self.members:
+            if kind == "file":
+                yield Member(path, kind, size), (buffer[offset : offset + size],) if size else ()
+            else:
+                yield Member(path, kind, 0), None
+
+
+def entries(items: Iterable[Entry | Run]) -> Iterator[Entry]:
+    """``items`` one entry per member: each run taken apart."""
+    for item in items:
+        if isinstance(item, Run):
+            yield from item.entries()
+        else:
+            yield item
 
 
 @dataclass(frozen=True)
@@ -156,27 +186,46 @@ def members(
 ) -> Iterator[Entry]:
     """Members of the archive at ``path`` with ``root/`` stripped; checks ``sha256`` at the end
     and holds the archive to ``limits`` (default: the environment's) as it goes."""
+    return entries(stream(path, root, sha256, limits))
+
+
+def stream(
+    path: Path, root: str | None, sha256: str | None = None, limits: Limits | None = None
+) -> Iterator[Entry | Run]:
+    """``members``, with the members read ahead together given as ``Run``s (the scan's fast path)."""
     top = None if root is None else root.encode("utf-8", "surrogateescape")
-    prefix = top + b"/" if top else b""
     budget = Budget(limits or env_limits())
     with _open_tar(path, hashed=sha256 is not None, max_bytes=budget.limits.max_archive_bytes) as (tar, hasher):
-        for header in tar:
-            budget.count(header.size if KINDS.get(header.type) == "file" else 0)
-            name = header.name
-            if name == top:
+        while True:
+            buffer, plain = tar.run()
+            if plain:
+                yield Run(buffer, [member for item in plain if (member := _named(item, top, budget))])
+            if (header := tar.next()) is None:
+                break
+            if (member := _named((header.name, header.type, header.size, 0), top, budget)) is None:
                 continue
-            if prefix and name.startswith(prefix):
-                name = name[len(prefix) :]
-            kind = KINDS.get(header.type, "other")
-            text = name.decode("utf-8", "backslashreplace")
+            text, kind, size, _ = member
             if kind == "file":
                 data = tar.held(header)  # most members: read ahead already, one chunk
                 chunks = _chunks(tar, header, text) if data is None else (data,) if data else ()
-                yield Member(text, kind, header.size), chunks
+                yield Member(text, kind, size), chunks
             else:
                 yield Member(text, kind, 0), None
     if sha256 is not None and hasher.hexdigest() != sha256:
         raise ArchiveError(f"archive {path.name} does not match its recorded sha256")
+
+
+def _named(plain: Plain, top: bytes | None, budget: Budget) -> tuple[str, str, int, int] | None:
+    """(path, kind, size, offset) of a member counted against ``budget``; ``None`` for the top folder."""
+    name, type_, size, offset = plain
+    kind = KINDS.get(type_, "other")
+    file_size = size if kind == "file" else 0
+    budget.count(file_size)
+    if name == top:
+        return None
+    if top and name.startswith(top) and name[len(top) : len(top) + 1] == b"/":
+        name = name[len(top) + 1 :]
+    return name.decode("utf-8", "backslashreplace"), kind, file_size, offset
 
 
 def pax_commit(path: Path) -> str | None:

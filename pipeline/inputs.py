@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
-from pipeline.archive import CHUNK_BYTES, Entry, Member, display_path, members
+from pipeline.archive import CHUNK_BYTES, Entry, Member, Run, display_path, stream
 from pipeline.errors import ArchiveError
 from pipeline.scan.tree import TreeScan, scan_tree
 
@@ -28,8 +28,9 @@ ZIP_MAGIC = b"PK\x03\x04"
 TAR_SUFFIXES = (".tar.gz", ".tgz", ".tar")
 
 
-def entries_of(path: Path) -> Iterator[Entry]:
-    """The members of ``path``: an archive's members, a folder's files, or the file itself."""
+def entries_of(path: Path) -> Iterator[Entry | Run]:
+    """The members of ``path``: an archive's members (read-ahead runs of them together), a
+    folder's files, or the file itself."""
     if path.is_dir():
         yield from _folder(path)
         return
@@ -37,7 +38,7 @@ def entries_of(path: Path) -> Iterator[Entry]:
     if head.startswith(ZIP_MAGIC) or path.name.lower().endswith(".zip"):
         yield from _zip(path)
     elif head.startswith(GZIP_MAGIC) or path.name.lower().endswith(TAR_SUFFIXES) or _is_tar(head):
-        yield from members(path, None)
+        yield from stream(path, None)
     else:
         yield Member(path.name, "file", path.stat().st_size), _file_chunks(path)
 

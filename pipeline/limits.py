@@ -15,7 +15,7 @@ from pipeline.settings import ENV, Limits
 from pipeline.tarfields import Readable
 
 if TYPE_CHECKING:
-    from pipeline.archive import Entry
+    from pipeline.archive import Entry, Run
 
 
 def over_limit(what: str, setting: str) -> ArchiveLimitError:
@@ -23,12 +23,16 @@ def over_limit(what: str, setting: str) -> ArchiveLimitError:
     return ArchiveLimitError(f"over a limit: {what} ({ENV[setting]})")
 
 
-def limited(entries: Iterable[Entry], limits: Limits) -> Iterator[Entry]:
+def limited(entries: Iterable[Entry | Run], limits: Limits) -> Iterator[Entry | Run]:
     """``entries`` unchanged, until they are more members or more file bytes than ``limits``."""
     budget = Budget(limits)
     for entry in entries:
-        member = entry[0]
-        budget.count(member.size_bytes if member.kind == "file" else 0)
+        if isinstance(entry, tuple):
+            member = entry[0]
+            budget.count(member.size_bytes if member.kind == "file" else 0)
+        else:  # a run: ``archive.Run`` (this module cannot import archive)
+            for _, kind, size, _ in entry.members:
+                budget.count(size if kind == "file" else 0)
         yield entry
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Protocol
 
 from pipeline import archive
-from pipeline.archive import Entry
+from pipeline.archive import Entry, Run
 from pipeline.cache import ArchiveCache, CachedArchive
 from pipeline.errors import NotFoundError, SourceError
 from pipeline.fetch import GitHubClient
@@ -51,7 +51,7 @@ class ArchiveSource(Protocol):
     def locate(self, commit: str) -> Fetched:
         """The tree at ``commit`` if already available locally; raises ``SourceError`` if not."""
 
-    def members(self, commit: str, fetched: Fetched) -> Iterator[Entry]:
+    def members(self, commit: str, fetched: Fetched) -> Iterator[Entry | Run]:
         """The tree's members, regular files with their content."""
 
 
@@ -83,7 +83,7 @@ class GitHubArchiveSource:
             raise SourceError("not fetched yet (run `census fetch` first)")
         return _from_cache(cached, downloaded=False)
 
-    def members(self, commit: str, fetched: Fetched) -> Iterator[Entry]:
+    def members(self, commit: str, fetched: Fetched) -> Iterator[Entry | Run]:
         """Members of the cached archive, checked against its recorded sha256."""
         cached = self._cache.locate(self.repo, commit)
         if cached is None:
@@ -113,9 +113,9 @@ class TarballSource:
 
     locate = fetch
 
-    def members(self, commit: str, fetched: Fetched) -> Iterator[Entry]:
+    def members(self, commit: str, fetched: Fetched) -> Iterator[Entry | Run]:
         """Members of the archive, checked against the sha256 seen at fetch."""
-        return archive.members(self._existing(), fetched.root, fetched.sha256)
+        return archive.stream(self._existing(), fetched.root, fetched.sha256)
 
     def _existing(self) -> Path:
         if not self.path.is_file():
@@ -142,7 +142,7 @@ class GitRepoSource:
 
     locate = fetch
 
-    def members(self, commit: str, fetched: Fetched) -> Iterator[Entry]:
+    def members(self, commit: str, fetched: Fetched) -> Iterator[Entry | Run]:
         """The commit's tree, blob by blob."""
         return self._git.members(commit)
 
@@ -162,10 +162,10 @@ def _from_cache(cached: CachedArchive, downloaded: bool) -> Fetched:
 
 def _checked(
     cache: ArchiveCache, repo: str, commit: str, cached: CachedArchive, fetched: Fetched
-) -> Iterator[Entry]:
+) -> Iterator[Entry | Run]:
     """Read the cached archive; if it turns out corrupt, drop it so the next fetch replaces it."""
     try:
-        yield from archive.members(cached.path, fetched.root, fetched.sha256)
+        yield from archive.stream(cached.path, fetched.root, fetched.sha256)
     except SourceError:
         cache.drop(repo, commit)
         raise

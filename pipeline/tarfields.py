@@ -21,6 +21,10 @@ _ZEROS = bytes(BLOCK)
 _PAX_TYPES = (b"x", b"X", b"g")
 _EXTENSION_TYPES = (*_PAX_TYPES, b"L", b"K")
 _GNU_TYPES = (b"L", b"K", b"S")
+#: types of members with one plain header: no extension before them, and none in them
+_PLAIN_TYPES = frozenset((b"0", b"\0", b"7", b"1", b"2", b"3", b"4", b"5", b"6"))
+#: pax records that change a member; while a global header holds one, every header is read alone
+_MEMBER_KEYS = (b"path", b"GNU.sparse.name", b"linkpath", b"size", b"GNU.sparse.size", b"GNU.sparse.realsize")
 #: types whose data tarfile does not skip (it reads their size as metadata only)
 _DATALESS_TYPES = (b"1", b"2", b"3", b"4", b"5", b"6", b"L", b"K")
 _PAX_RECORD = re.compile(rb"(\d+) ([^=]+)=")
@@ -69,6 +73,17 @@ class ReadAhead:
         self._buf = held + self._raw(self._size)
         self._pos = min(count, len(self._buf))
         return self._buf[: self._pos]
+
+    def window(self) -> tuple[bytes, int]:
+        """The bytes held and the offset in them of the next byte to read (see ``seek``); when
+        all were read, the next ones are read first."""
+        if self._pos >= len(self._buf):
+            self._buf, self._pos = self._raw(self._size), 0
+        return self._buf, self._pos
+
+    def seek(self, pos: int) -> None:
+        """Move the next byte to read to offset ``pos`` of the ``window`` (at most its end)."""
+        self._pos = min(pos, len(self._buf))
 
     def held(self, count: int, span: int) -> bytes | None:
         """The next ``count`` bytes if the next ``span`` (>= ``count``) are held; passes over ``span``."""

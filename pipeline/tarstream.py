@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from pipeline.tarfields import (
     _EXTENSION_TYPES,
     _GNU_TYPES,
+    _MEMBER_KEYS,
     _META_CACHE_MAX,
     _PAX_TYPES,
     _ZEROS,
@@ -38,6 +39,7 @@ from pipeline.tarfields import (
     _rechunk,
     _zeros,
 )
+from pipeline.tarrun import Plain, plain_run
 
 __all__ = ["BLOCK", "CHUNK_BYTES", "EXTENSION_MAX", "Header", "Readable", "TarReader", "TarStreamError"]
 
@@ -91,6 +93,22 @@ class TarReader:
             raise _broken("negative size")
         self._current = header
         return header
+
+    def run(self) -> tuple[bytes, list[Plain]]:
+        """The next members, as many as have a plain header (no extension) and lie whole in the
+        bytes read ahead (most members of a source archive; see ``tarrun``): the buffer holding
+        them, and each one's (name, type, size, offset of its content in that buffer). The
+        reader moves past them; the list is empty when the next member is not such a one
+        (``next`` reads it)."""
+        self._skip(self._left)
+        self._serial += 1
+        self._current = None
+        if any(key in self.globals for key in _MEMBER_KEYS):
+            return b"", []
+        buf, pos = self._ahead.window()
+        found, pos = plain_run(buf, pos, self._valid_meta, self._check_meta)
+        self._ahead.seek(pos)
+        return buf, found
 
     def held(self, header: Header) -> bytes | None:
         """The whole content of the member ``next`` returned last, when it is already read

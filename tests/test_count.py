@@ -14,7 +14,7 @@ import synth
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pipeline.scan.count import ENGINE_VARIABLE, TermCounter, WordPresence
+from pipeline.scan.count import ENGINE_VARIABLE, TermCounter
 from pipeline.terms import TERM_SETS
 
 PUBLISHED = TERM_SETS["published"]  # readOnlyHint, destructiveHint, idempotentHint, openWorldHint, annotations
@@ -387,17 +387,23 @@ def test_both_engines_equal_the_reference(case: tuple[list[str], bytes, list[byt
        data=st.binary(max_size=300).map(lambda b: b.replace(b"\xc9", b"A")) | st.text(alphabet="abAB.( \xe9").map(
            lambda t: t.encode()))
 def test_word_presence_equals_the_reference_on_both_engines(words: list[str], data: bytes) -> None:
+    """``count_and_find`` reports the words in the same scan as the counts; both equal the reference."""
     expected = frozenset(w for w in words if w.lower().encode() in data.lower())
-    assert WordPresence(words, "python").present(data) == expected
+    terms = ["ab", "B(", "aa"]
+    counts = reference(terms, data)
+    assert TermCounter(terms, "python", words).count_and_find(data) == (counts, expected)
     if HAVE_HYPERSCAN:
-        assert WordPresence(words, "hyperscan").present(data) == expected
+        counter = TermCounter(terms, "hyperscan", words)
+        for name, budget in BUDGETS.items():
+            with hit_budget(*budget) if budget else contextlib.nullcontext():
+                assert counter.count_and_find(data) == (counts, expected), name
 
 
 @engines
 def test_word_presence_reports_a_frequent_word_once(engine: str) -> None:
-    presence = WordPresence(("tool", "mcp", "hint"), engine)
-    assert presence.present(b"TOOL tool ToOl " * 10_000 + b"mcP") == {"tool", "mcp"}
-    assert presence.present(b"") == frozenset()
+    counter = TermCounter(["tool"], engine, ("tool", "mcp", "hint"))
+    assert counter.count_and_find(b"TOOL tool ToOl " * 10_000 + b"mcP") == ([30_000], frozenset({"tool", "mcp"}))
+    assert counter.count_and_find(b"") == ([0], frozenset())
 
 
 def test_threads_scan_at_once_with_one_compiled_database_each() -> None:

@@ -12,7 +12,7 @@ import pytest
 import synth
 
 from pipeline import archive
-from pipeline.archive import CHUNK_BYTES, Member
+from pipeline.archive import CHUNK_BYTES, Member, entries
 from pipeline.errors import NotFoundError
 from pipeline.gitrepo import GitRepo
 from pipeline.scan.tree import TreeScan, scan_tree
@@ -219,7 +219,7 @@ def test_local_git_source(repos: Repos) -> None:
     fetched = source.fetch(repos.second)
     assert (fetched.sha256, fetched.size_bytes, fetched.root, fetched.downloaded) == (None, None, None, False)
     assert source.locate(repos.first).sha256 is None
-    paths = [m.path for m, _ in source.members(repos.first, fetched)]
+    paths = [m.path for m, _ in entries(source.members(repos.first, fetched))]
     assert paths == ["old.txt"]
     with pytest.raises(NotFoundError):
         source.fetch(synth.fake_sha("nope"))
@@ -297,6 +297,6 @@ def test_partial_clone_through_the_local_source(partial: tuple[Path, str]) -> No
     clone, commit = partial
     source = GitRepoSource(clone)
     fetched = source.fetch(commit)
-    kinds = {m.path: m.kind for m, _ in source.members(commit, fetched)}
+    kinds = {m.path: m.kind for m, _ in entries(source.members(commit, fetched))}
     assert kinds["big/generated.py"] == "missing"
     assert synth.missing_objects(clone, commit) == {synth.blob_sha(BIG)}

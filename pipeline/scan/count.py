@@ -29,7 +29,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from pipeline.scan.match import NativeMatcher, NativePresence
+    from pipeline.scan.match import NativeMatcher
 
 ENGINE_VARIABLE = "CENSUS_MATCHER"
 ENGINES = ("auto", "hyperscan", "python")
@@ -45,15 +45,17 @@ def has_border(pattern: bytes) -> bool:
     return any(pattern[:k] == pattern[-k:] for k in range(1, len(pattern)))
 
 
-def native_matcher(needles: Sequence[bytes], engine: str | None = None) -> NativeMatcher | None:
-    """The hyperscan matcher for ``needles``, or ``None`` when the Python engine counts them.
+def native_matcher(
+    needles: Sequence[bytes], engine: str | None = None, words: Sequence[bytes] = ()
+) -> NativeMatcher | None:
+    """The hyperscan matcher for ``needles`` (and ``words``), or ``None`` when the Python engine counts them.
 
     ``engine`` (else ``$CENSUS_MATCHER``, else ``auto``) is one of ``ENGINES``.
     """
     choice = (engine or os.environ.get(ENGINE_VARIABLE) or "auto").strip().lower()
     if choice not in ENGINES:
         raise ValueError(f"unknown matcher {choice!r} (known: {', '.join(ENGINES)}); see ${ENGINE_VARIABLE}")
-    if choice == "python" or not needles or not all(needles):
+    if choice == "python" or not (needles or words) or not all(needles) or not all(words):
         return None
     try:
         from pipeline.scan.match import NativeMatcher
@@ -61,7 +63,7 @@ def native_matcher(needles: Sequence[bytes], engine: str | None = None) -> Nativ
         if choice == "hyperscan":
             raise
         return None
-    return NativeMatcher(needles)
+    return NativeMatcher(needles, words)
 
 
 class TermCounter:
@@ -70,15 +72,20 @@ class TermCounter:
     Each term is counted independently (overlapping *terms* both count); within one term,
     occurrences are counted leftmost-first without overlap, as ``bytes.count`` does. One
     counter serves one thread at a time (the native engine owns one scratch space).
+
+    ``words`` (the detector's prefilter) are not counted: ``count_and_find`` says which of
+    them a whole file contains, ignoring ASCII case, in the same native scan as its counts.
     """
 
-    def __init__(self, terms: Sequence[str], engine: str | None = None) -> None:
+    def __init__(self, terms: Sequence[str], engine: str | None = None, words: Sequence[str] = ()) -> None:
         self.terms = tuple(terms)
+        self.words = tuple(words)
+        self._word_needles = [needle(w) for w in self.words]
         self._needles = [needle(t) for t in self.terms]
         self._lens = [len(n) for n in self._needles]
         self._bordered = [has_border(n) for n in self._needles]
         self._carry_len = max(self._lens) - 1 if self._needles else 0
-        self._native = native_matcher(self._needles, engine)
+        self._native = native_matcher(self._needles, engine, self._word_needles)
         self.engine = "python" if self._native is None else "hyperscan"
         """the engine in use: ``hyperscan`` or ``python``."""
 
@@ -106,6 +113,35 @@ class TermCounter:
                 self._count_python(buf if native is None else buf.lower(), counts, resume)
             prev = buf
         return counts
+
+    def count_and_find(self, data: bytes) -> tuple[list[int], frozenset[str]]:
+        """The counts in one whole file, equal to ``count_bytes(data)``, and the ``words`` it contains."""
+        counts = [0] * len(self._needles)
+        native = self._native
+        if native is not None and native.count(data, counts, [0] * len(self._needles)):
+            return counts, frozenset([self.words[i] for i in native.seen])
+        return self._python_find(data.lower())
+
+    def count_spans(
+        self, buf: bytes, spans: list[tuple[int, int]]
+    ) -> tuple[dict[int, list[int]], dict[int, frozenset[str]]]:
+        """``count_and_find`` of each ``buf[start:end]`` of ``spans`` (in order, not overlapping),
+        keyed by the span's index: spans that count nothing, or hold no word, are left out.
+        The native engine scans all of them at once (the files of a tar run)."""
+        if not spans or not (self._needles or self.words):
+            return {}, {}
+        if self._native is not None and (found := self._native.count_spans(buf, spans)) is not None:
+            counts, words = found
+            return counts, {i: frozenset([self.words[w] for w in found]) for i, found in words.items()}
+        counts, present = {}, {}
+        for i, (start, end) in enumerate(spans):
+            counts[i], present[i] = self._python_find(buf[start:end].lower())
+        return {i: c for i, c in counts.items() if any(c)}, {i: w for i, w in present.items() if w}
+
+    def _python_find(self, low: bytes) -> tuple[list[int], frozenset[str]]:
+        """``count_and_find`` of the lower-cased ``low``, in Python."""
+        counts = [low.count(n) for n in self._needles]
+        return counts, frozenset([w for w, n in zip(self.words, self._word_needles, strict=True) if n in low])
 
     def _carry(self, buf: bytes, resume: list[int]) -> bytes:
         """The tail of ``buf`` the next buffer starts with; ``resume`` is moved to its offsets.
@@ -144,25 +180,3 @@ def _count_in(buf: bytes, pattern: bytes, start: int, bordered: bool) -> tuple[i
     tail = buf.rfind(pattern, max(start, examined_to - len(pattern), 0))
     last_end = tail + len(pattern) if tail != -1 else start
     return found, max(last_end, examined_to, start)
-
-
-class WordPresence:
-    """Which of a fixed list of words a file contains, case-insensitively (ASCII): the
-    detector's prefilter, run over the bytes the scan already holds. Same engines as
-    ``TermCounter``; the native one reports each word at most once per file."""
-
-    def __init__(self, words: Sequence[str], engine: str | None = None) -> None:
-        self.words = tuple(words)
-        self._needles = [needle(w) for w in self.words]
-        self._native: NativePresence | None = None
-        if native_matcher(self._needles, engine) is not None:
-            from pipeline.scan.match import NativePresence
-
-            self._native = NativePresence(self._needles)
-
-    def present(self, data: bytes) -> frozenset[str]:
-        """The words that occur in ``data``."""
-        if self._native is not None:
-            return frozenset(self.words[i] for i in self._native.present(data))
-        low = data.lower()
-        return frozenset(w for w, n in zip(self.words, self._needles, strict=True) if n in low)

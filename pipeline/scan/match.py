@@ -18,6 +18,7 @@ dense term is never much slower than the pure-Python engine.
 from __future__ import annotations
 
 import threading
+from bisect import bisect_right
 from collections.abc import Callable, Sequence
 
 import hyperscan
@@ -28,6 +29,8 @@ MIN_HITS = 16
 BYTES_PER_HIT = 1024
 
 _OnMatch = Callable[[int, int, int, int, object], bool]
+#: per span (by index): the counts of the terms, and the indexes of the words it holds
+SpanCounts = tuple[dict[int, list[int]], dict[int, set[int]]]
 
 
 def expression(needle: bytes) -> bytes:
@@ -35,17 +38,18 @@ def expression(needle: bytes) -> bytes:
     return b"".join(b"\\x%02x" % byte for byte in needle)
 
 
-def database(needles: Sequence[bytes], flags: int) -> hyperscan.Database:
-    """A block-mode database matching each needle (id = its index) as a literal, with ``flags``.
+def database(needles: Sequence[bytes], flags: Sequence[int]) -> hyperscan.Database:
+    """A block-mode database matching each needle (id = its index) as a literal, with its ``flags``.
 
     Compiled once per thread for each list of needles (a compile costs milliseconds, a census
     scans thousands of trees with the same terms). A database carries its scratch space, so
     threads (a Dask worker runs several tasks at once) never share one.
     """
-    if not needles or not all(needles):
-        raise ValueError("the native matcher needs at least one needle, none empty")
-    cache: dict[tuple[tuple[bytes, ...], int], hyperscan.Database] = _LOCAL.__dict__.setdefault("databases", {})
-    key = (tuple(needles), flags)
+    if not needles or not all(needles) or len(flags) != len(needles):
+        raise ValueError("the native matcher needs at least one needle, none empty, each with its flags")
+    cache: dict[tuple[tuple[bytes, ...], tuple[int, ...]], hyperscan.Database] = _LOCAL.__dict__.setdefault(
+        "databases", {})
+    key = (tuple(needles), tuple(flags))
     if key not in cache:
         if len(cache) >= 32:
             cache.clear()
@@ -56,26 +60,38 @@ def database(needles: Sequence[bytes], flags: int) -> hyperscan.Database:
 _LOCAL = threading.local()
 
 
-def _compiled(needles: tuple[bytes, ...], flags: int) -> hyperscan.Database:
+def _compiled(needles: tuple[bytes, ...], flags: tuple[int, ...]) -> hyperscan.Database:
     db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
     db.compile(expressions=[expression(n) for n in needles], ids=list(range(len(needles))),
-               elements=len(needles), flags=flags)
+               elements=len(needles), flags=list(flags))
     return db
 
 
 class NativeMatcher:
-    """Counts several non-empty byte needles, case-insensitively, in one pass per buffer.
+    """Counts several non-empty byte needles, case-insensitively, in one pass per buffer, and
+    notes which of several ``words`` the buffer contains in the same pass.
 
     The match callback and its state are made once, not per buffer: most files are one
-    small buffer, where that setup would cost as much as the scan.
+    small buffer, where that setup would cost as much as the scan. Each word is reported at
+    most once per scan (``HS_FLAG_SINGLEMATCH``), so a frequent word costs nothing extra.
     """
 
-    def __init__(self, needles: Sequence[bytes]) -> None:
-        self._db = database(needles, hyperscan.HS_FLAG_CASELESS)
+    def __init__(self, needles: Sequence[bytes], words: Sequence[bytes] = ()) -> None:
+        caseless = hyperscan.HS_FLAG_CASELESS
+        flags = [caseless] * len(needles) + [caseless | hyperscan.HS_FLAG_SINGLEMATCH] * len(words)
+        self._db = database([*needles, *words], flags)
         self._found = [0] * len(needles)  # matches counted in this buffer, per term
         self._starts = [0] * len(needles)  # per term: where its next match may start
         self._tally = [0, 0]  # matches reported in this buffer, and the budget for them
-        self._on_match = _callback([len(n) for n in needles], self._found, self._starts, self._tally)
+        self.seen: set[int] = set()
+        """the indexes of the ``words`` found by the last scan."""
+        self._on_match = _callback([len(n) for n in needles], self._found, self._starts, self._tally, self.seen)
+        self._terms = len(needles)
+        self._lens = [len(n) for n in (*needles, *words)]
+        # ``count_spans`` scans many files at once: there a word is reported at every match
+        self._spans_db = database([*needles, *words], [caseless] * len(self._lens)) if words else self._db
+        self._hits: list[tuple[int, int]] = []  # (needle, end) of every match of a ``count_spans`` scan
+        self._on_hit = _collector(self._hits, self._tally)
 
     def count(self, buf: bytes, counts: list[int], resume: list[int]) -> bool:
         """Adds the matches in ``buf`` to ``counts``, or returns ``False`` having changed nothing.
@@ -83,10 +99,12 @@ class NativeMatcher:
         ``resume[i]`` is the first offset in ``buf`` where term ``i`` may start a match (the
         end of its last match, or past positions already examined); on success it becomes the
         end of the last match counted here. ``False`` means ``buf`` was too dense with
-        matches: the caller counts it another way.
+        matches: the caller counts it another way. Either way ``seen`` holds the words found
+        (all of them on success).
         """
         found, tally = self._found, self._tally
         self._starts[:] = resume
+        self.seen.clear()
         tally[0], tally[1] = 0, MIN_HITS + len(buf) // BYTES_PER_HIT
         try:
             self._db.scan(buf, match_event_handler=self._on_match)
@@ -103,10 +121,70 @@ class NativeMatcher:
         return True
 
 
-def _callback(lens: list[int], found: list[int], starts: list[int], tally: list[int]) -> _OnMatch:
-    """The match callback: greedy selection per term, and a stop once ``tally`` runs over."""
+    def count_spans(self, buf: bytes, spans: list[tuple[int, int]]) -> SpanCounts | None:
+        """The counts in each ``buf[start:end]`` of ``spans`` (in order, not overlapping), and the
+        indexes of the ``words`` it contains, each keyed by the span's index (spans without a
+        match left out). One scan covers them all; a match belongs to the span that holds all
+        of it, and, per span and term, counts only when it starts at or after the previous
+        one's end (as ``bytes.count``). ``None`` when the region is too dense with matches:
+        the caller counts it another way."""
+        first, last = spans[0][0], spans[-1][1]
+        hits, tally = self._hits, self._tally
+        hits.clear()
+        tally[0], tally[1] = 0, MIN_HITS + (last - first) // BYTES_PER_HIT
+        try:
+            self._spans_db.scan(buf[first:last], match_event_handler=self._on_hit)
+        except hyperscan.error:
+            if tally[0] > tally[1]:
+                return None
+            raise
+        if not hits:
+            return {}, {}
+        starts, ends = [s - first for s, _ in spans], [e - first for _, e in spans]
+        return _attributed(hits, starts, ends, self._lens, self._terms)
+
+
+def _attributed(
+    hits: list[tuple[int, int]], starts: list[int], ends: list[int], lens: list[int], terms: int
+) -> SpanCounts:
+    """Per span, the non-overlapping matches of each term among ``hits`` (in end order), and
+    the words (needles from ``terms`` on) it holds."""
+    counts: dict[int, list[int]] = {}
+    words: dict[int, set[int]] = {}
+    next_start: dict[tuple[int, int], int] = {}  # (span, term) -> where its next match may start
+    for needle, end in hits:
+        start = end - lens[needle]
+        span = bisect_right(starts, start) - 1
+        if span < 0 or end > ends[span]:
+            continue
+        if needle >= terms:
+            words.setdefault(span, set()).add(needle - terms)
+        elif start >= next_start.get((span, needle), 0):
+            counts.setdefault(span, [0] * terms)[needle] += 1
+            next_start[span, needle] = end
+    return counts, words
+
+
+def _collector(hits: list[tuple[int, int]], tally: list[int]) -> _OnMatch:
+    """The match callback of ``count_spans``: every match noted, and a stop once ``tally`` runs over."""
 
     def on_match(term: int, _start: int, end: int, _flags: int, _context: object) -> bool:
+        tally[0] += 1
+        hits.append((term, end))
+        return tally[0] > tally[1]
+
+    return on_match
+
+
+def _callback(lens: list[int], found: list[int], starts: list[int], tally: list[int], seen: set[int]) -> _OnMatch:
+    """The match callback: greedy selection per term, words noted in ``seen`` (by index among
+    the words), and a stop once the terms' matches in ``tally`` run over."""
+    terms = len(lens)
+
+    def on_match(term: int, _start: int, end: int, _flags: int, _context: object) -> bool:
+        if term >= terms:  # a word: reported once per scan, so it needs no budget
+            seen.add(term - terms)
+            return False
         tally[0] += 1
         if end - lens[term] >= starts[term]:
             found[term] += 1
@@ -114,25 +192,3 @@ def _callback(lens: list[int], found: list[int], starts: list[int], tally: list[
         return tally[0] > tally[1]
 
     return on_match
-
-
-class NativePresence:
-    """Which of several words occur in a buffer, case-insensitively: each word is reported at
-    most once per scan (``HS_FLAG_SINGLEMATCH``), so frequent words cost nothing extra."""
-
-    def __init__(self, needles: Sequence[bytes]) -> None:
-        self._db = database(needles, hyperscan.HS_FLAG_CASELESS | hyperscan.HS_FLAG_SINGLEMATCH)
-        self._seen: set[int] = set()
-        seen = self._seen
-
-        def on_match(word: int, _start: int, _end: int, _flags: int, _context: object) -> bool:
-            seen.add(word)
-            return False
-
-        self._on_match: _OnMatch = on_match
-
-    def present(self, data: bytes) -> set[int]:
-        """The indexes of the needles found in ``data``."""
-        self._seen.clear()
-        self._db.scan(data, match_event_handler=self._on_match)
-        return set(self._seen)

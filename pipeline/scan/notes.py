@@ -27,13 +27,16 @@ READ_MAX_BYTES = 1 << 20
 ATTRIBUTES = ("export-ignore", "filter=lfs")
 
 
-def kind_of(path: str, size_bytes: int) -> str | None:
-    """The note a regular file may give (``gitattributes``, ``gitmodules``, ``lfs``), by name and size."""
+def kind_of(path: str, size_bytes: int, buffer: bytes | None = None, offset: int = 0) -> str | None:
+    """The note a regular file may give (``gitattributes``, ``gitmodules``, ``lfs``), by name and
+    size; when its content is at hand (at ``offset`` in ``buffer``), ``lfs`` only for a pointer."""
     if path.endswith(_GIT_SUFFIXES):  # most paths stop here: one C call
         kind = GIT_FILES.get(path.rpartition("/")[2])
         if kind is not None:
             return kind if size_bytes <= READ_MAX_BYTES else None
-    return "lfs" if _LFS_MIN_BYTES <= size_bytes <= LFS_MAX_BYTES else None
+    if not _LFS_MIN_BYTES <= size_bytes <= LFS_MAX_BYTES:
+        return None
+    return "lfs" if buffer is None or buffer.startswith(LFS_MAGIC, offset) else None
 
 
 def note(path: str, kind: str, data: bytes) -> tuple[str, str, str] | None:

@@ -7,9 +7,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from pipeline.archive import Entry, Member
+from pipeline.archive import Entry, Member, Run
 from pipeline.scan import notes
-from pipeline.scan.count import TermCounter, WordPresence
+from pipeline.scan.count import TermCounter
 
 if TYPE_CHECKING:  # the detector (and tree-sitter) is imported only by those who pass one
     from pipeline.scan.detect import Detection, Detector
@@ -36,16 +36,23 @@ class TreeScan:
     (see ``pipeline.scan.notes``)."""
 
 
-def scan_tree(entries: Iterable[Entry], terms: tuple[str, ...], detector: Detector | None = None) -> TreeScan:
+def scan_tree(
+    entries: Iterable[Entry | Run], terms: tuple[str, ...], detector: Detector | None = None
+) -> TreeScan:
     """Count ``terms`` in every regular file of ``entries``; with a ``detector``, find its tools too.
 
     The detector is handed the bytes the counter reads (``wants`` / ``add``), then asked
     for its findings (``finish``): one read of each member serves both. Its prefilter words
-    are looked for in the bytes already held (one native multi-pattern scan per file), so
-    a file that names none of them costs it nothing more.
+    are looked for in the same native scan as the terms, so a file that names none of them
+    costs it nothing more. The files of a ``Run`` (``archive.stream``) that neither the
+    detector nor the notes want are counted together, with one native call.
     """
     scan = _Pass(terms, detector)
-    for member, chunks in entries:
+    for entry in entries:
+        if isinstance(entry, Run):
+            scan.read_run(entry)
+            continue
+        member, chunks = entry
         if chunks is None:
             scan.skip(member)
         else:
@@ -59,7 +66,8 @@ class _Pass:
     def __init__(self, terms: tuple[str, ...], detector: Detector | None) -> None:
         self.terms, self.detector = terms, detector
         self.counter = TermCounter(terms)
-        self.presence = WordPresence(detector.prefilter_words()) if detector is not None else None
+        # the files the detector reads are scanned for its prefilter words too (a larger database)
+        self.finder = TermCounter(terms, words=detector.prefilter_words()) if detector is not None else self.counter
         self.files = self.content = 0
         self.counts: list[tuple[str, str, int]] = []
         self.skipped: list[tuple[str, str]] = []
@@ -77,21 +85,54 @@ class _Pass:
         wanted = self.detector is not None and self.detector.wants(member.path, member.size_bytes)
         kind = notes.kind_of(member.path, member.size_bytes)
         if wanted or kind is not None:
-            found = self._whole(member, chunks, wanted, kind)
+            parts = chunks if type(chunks) is tuple else tuple(chunks)  # wanted files are small: bounded
+            found = self._whole(member.path, parts[0] if len(parts) == 1 else b"".join(parts), wanted, kind)
         else:
             found = self.counter.count_chunks(chunks)
-        if any(found):
-            self.counts.extend((member.path, term, n) for term, n in zip(self.terms, found, strict=True) if n)
+        self._add_counts(member.path, found)
 
-    def _whole(self, member: Member, chunks: Iterable[bytes], wanted: bool, kind: str | None) -> list[int]:
-        parts = chunks if type(chunks) is tuple else list(chunks)  # wanted files are small: bounded
-        found = self.counter.count_chunks(parts)
-        data = parts[0] if len(parts) == 1 else b"".join(parts)
-        if wanted and self.detector is not None:
-            self.detector.add(member.path, data, self.presence.present(data) if self.presence else None)
-        if kind is not None and (note := notes.note(member.path, kind, data)) is not None:
-            self.notes.append(note)
+    def read_run(self, run: Run) -> None:
+        """Count the files of a run together, looking for the detector's words in the same native
+        scan; the files the notes want, and those the detector wants that name one of its words
+        (or are package manifests), are then handed over whole, in order."""
+        buffer = run.buffer
+        files = [member for member in run.members if member[1] == "file"]
+        self.skipped.extend((path, kind) for path, kind, _, _ in run.members if kind not in ("file", "dir"))
+        counts, words = self.finder.count_spans(buffer, [(offset, offset + size) for _, _, size, offset in files])
+        for span, (path, _, size, offset) in enumerate(files):
+            self.files += 1
+            self.content += size
+            kind = notes.kind_of(path, size, buffer, offset)
+            present = words.get(span)
+            wanted = self._wants(path, size, present)
+            if wanted or kind is not None:
+                self._hand_over(path, buffer[offset : offset + size], wanted, kind, present or frozenset())
+            if span in counts:
+                self._add_counts(path, counts[span])
+
+    def _wants(self, path: str, size: int, present: frozenset[str] | None) -> bool:
+        """Whether the detector wants a file of a run: only one that names a word it looks for
+        (``present``) or that it reads whatever it holds can change what it finds."""
+        detector = self.detector
+        if detector is None or (present is None and not detector.always_reads(path)):
+            return False
+        return detector.wants(path, size)
+
+    def _whole(self, path: str, data: bytes, wanted: bool, kind: str | None) -> list[int]:
+        found, present = self.finder.count_and_find(data)
+        self._hand_over(path, data, wanted, kind, present)
         return found
+
+    def _hand_over(self, path: str, data: bytes, wanted: bool, kind: str | None, present: frozenset[str]) -> None:
+        """A whole file to the detector (when it wants it) and to the notes (when ``kind``)."""
+        if wanted and self.detector is not None:
+            self.detector.add(path, data, present)
+        if kind is not None and (note := notes.note(path, kind, data)) is not None:
+            self.notes.append(note)
+
+    def _add_counts(self, path: str, found: list[int]) -> None:
+        if any(found):
+            self.counts.extend((path, term, n) for term, n in zip(self.terms, found, strict=True) if n)
 
     def result(self) -> TreeScan:
         """What the pass found (the detector finishes here)."""

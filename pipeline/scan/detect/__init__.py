@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from typing import Protocol
 
+from pipeline.scan.count import TermCounter
 from pipeline.scan.detect import deps, markers, paths
 from pipeline.scan.detect.model import Exclusion, Tool
 from pipeline.scan.detect.sdks import SDKS
@@ -40,7 +41,13 @@ KEEP_TREES_BYTES = 16 << 20
 #: module that builds the server (``mcp = FastMCP(...)``) names MCP
 KEEP_WORDS = ("tool", "mcp", "hint", "annotation")
 #: a left-out file is worth recording only if it names one of these (see ``paths.relevant``)
-RELEVANT_WORDS = paths.ANCHORS
+RELEVANT_WORDS = (*paths.ANCHORS, *paths.MARKER_WORDS)
+#: a file that names none of these is neither kept nor recorded: the scan looks for them
+FIRST_WORDS = tuple(dict.fromkeys((*KEEP_WORDS, *paths.ANCHORS)))
+#: every word a kept or recorded file is searched for at once (``SourceFile.has_any`` reads them)
+DETECTOR_WORDS = tuple(
+    dict.fromkeys((*FIRST_WORDS, *RELEVANT_WORDS, *(word for words in markers.PREFILTER.values() for word in words)))
+)
 
 #: language -> "module:class" of its detector (imported on first use)
 LANGUAGES = {
@@ -93,8 +100,7 @@ class Detector:
     """Collects one tree's relevant files during the scan pass, then detects its tools."""
 
     def __init__(self) -> None:
-        self._words: tuple[str, ...] = ()
-        self._asked: frozenset[str] = frozenset()
+        self._finder: TermCounter | None = None
         self._reset()
 
     def _reset(self) -> None:
@@ -116,18 +122,20 @@ class Detector:
             return False
         return role is not None
 
+    def always_reads(self, path: str) -> bool:
+        """Whether ``add`` reads this file whatever words it holds (a package manifest)."""
+        return deps.is_manifest(path)
+
     def prefilter_words(self) -> tuple[str, ...]:
-        """Lower-case words the scan looks for in each wanted file and reports to ``add``: the
-        framework's own and every language detector's (``markers.PREFILTER``, read with ``has_any``)."""
-        if not self._words:
-            found = [*KEEP_WORDS, *RELEVANT_WORDS, *(w for words in markers.PREFILTER.values() for w in words)]
-            self._words = tuple(dict.fromkeys(found))
-            self._asked = frozenset(self._words)
-        return self._words
+        """Lower-case words the scan looks for in each wanted file and reports to ``add``: a file
+        that names none of them is neither kept nor recorded (``KEEP_WORDS``, ``paths.ANCHORS``)."""
+        return FIRST_WORDS
 
     def add(self, path: str, data: bytes, present: frozenset[str] | None = None) -> None:
         """Take one wanted file's content; ``present``, when given, holds the ``prefilter_words``
-        it contains (the scan looked for them), so files that name none are set aside unread."""
+        it contains (the scan looked for them), so files that name none are set aside unread.
+        The others are searched once more, for every word the language detectors read
+        (``markers.PREFILTER``, read with ``SourceFile.has_any``)."""
         role = self._role(path)
         if role is None:
             return
@@ -135,15 +143,24 @@ class Detector:
         if kind == "manifest":
             self.dependencies.add(deps.parse(path, data))
             return
-        file = SourceFile(path, data, present, self._asked if present is not None else frozenset())
+        if present is not None and present.isdisjoint(FIRST_WORDS):
+            return
+        file = self._searched(path, data)
         if kind == "source" and self._kept_bytes + len(data) > MAX_KEPT_BYTES:
             kind, detail = "over-limit", f"more than {MAX_KEPT_BYTES} bytes of candidate source"
         if kind != "source":
-            if file.has_any(RELEVANT_WORDS) and (marker := paths.relevant(file.lower)) is not None:
-                self._exclusions.append(Exclusion(path, kind, f"{detail} (mentions {marker.decode()})"))
+            if (marker := paths.relevant(file)) is not None:
+                self._exclusions.append(Exclusion(path, kind, f"{detail} (mentions {marker})"))
         elif file.has_any(KEEP_WORDS):
             self._files[detail].append(file)
             self._kept_bytes += len(data)
+
+    def _searched(self, path: str, data: bytes) -> SourceFile:
+        """The file, with the detectors' words it contains found in one native scan."""
+        if self._finder is None:
+            self._finder = TermCounter((), words=DETECTOR_WORDS)
+        _, present = self._finder.count_and_find(data)
+        return SourceFile(path, data, present, frozenset(DETECTOR_WORDS))
 
     def _role(self, path: str) -> tuple[str, str] | None:
         """(``manifest``, ''), (``source``, language), (exclusion reason, detail) or ``None``;
@@ -196,12 +213,12 @@ class Detector:
 
 
 def _role(path: str) -> tuple[str, str] | None:
-    language = language_of(path)
-    if deps.is_manifest(path):
+    directory, _, name = path.rpartition("/")
+    if deps.is_manifest(name):
         return "manifest", ""
-    if language is None and extension(path) not in paths.DOCS_EXTENSIONS:
+    language = language_of(name)
+    if language is None and extension(name) not in paths.DOCS_EXTENSIONS:
         return None  # neither source nor docs: nothing the detector reads or records
-    if (why := paths.exclusion(path)) is not None:
+    if (why := paths.exclusion_in(directory, name)) is not None:
         return why
     return ("source", language) if language is not None else None
-

@@ -33,7 +33,7 @@ class Dependency:
 
 def is_manifest(path: str) -> bool:
     """Whether ``path`` names a package manifest this module reads."""
-    return _parser_for(basename(path)) is not None
+    return _parser_for(path.rpartition("/")[2]) is not None
 
 
 def parse(path: str, data: bytes) -> list[Dependency]:

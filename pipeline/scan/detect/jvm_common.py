@@ -212,7 +212,7 @@ def file_exclusions(file: SourceFile, imports: Imports) -> Iterator[Exclusion]:
 def client_exclusion(file: SourceFile) -> Exclusion | None:
     """``client-code`` for a file that reads hints as an MCP client (called when it defines no tool)."""
     client = next((m for m in CLIENT_MARKERS if m in file.lower), None)
-    marker = relevant(file.lower) or (b"mcptoolmetadatakeys" if b"mcptoolmetadatakeys" in file.lower else None)
+    marker = relevant(file) or ("mcptoolmetadatakeys" if b"mcptoolmetadatakeys" in file.lower else None)
     if client is None or marker is None:
         return None
-    return Exclusion(file.path, "client-code", f"{client.decode()} (mentions {marker.decode()})")
+    return Exclusion(file.path, "client-code", f"{client.decode()} (mentions {marker})")

@@ -3,7 +3,9 @@ left-out file worth recording (so nothing is excluded silently)."""
 
 from __future__ import annotations
 
-from pipeline.scan.detect.source import extension, language_of
+import functools
+
+from pipeline.scan.detect.source import SourceFile, extension, language_of
 
 #: folders that hold other projects' code (an SDK's own sources, dependencies)
 VENDORED = frozenset(
@@ -28,36 +30,48 @@ MARKERS = (
 
 def exclusion(path: str) -> tuple[str, str] | None:
     """Why ``path`` is left out, as (reason, detail), or ``None`` when the detector reads it."""
-    folders = path.split("/")[:-1]
-    for folder in folders:
-        if folder in VENDORED:
-            return "vendored", folder + "/"
-    lower = path.lower()
+    directory, _, name = path.rpartition("/")
+    return exclusion_in(directory, name)
+
+
+def exclusion_in(directory: str, name: str) -> tuple[str, str] | None:
+    """``exclusion`` of the file ``name`` in the folder ``directory`` ('' at the top)."""
+    vendored, docs_or_build = _folders(directory)
+    if vendored is not None:
+        return vendored
+    lower = name.lower()
     if lower.endswith(TYPE_DEFINITIONS):
-        return "type-definition", extension(path)
+        return "type-definition", extension(name)
     if lower.endswith(GENERATED):
-        return "generated", extension(path)
-    if extension(path) in DOCS_EXTENSIONS:
-        return "docs", extension(path)
-    for folder in folders:
-        if folder.lower() in DOCS_DIRS:
-            return "docs", folder + "/"
-        if folder in BUILD_DIRS and language_of(path) == "typescript":
-            return "build-output", folder + "/"
+        return "generated", extension(name)
+    if extension(name) in DOCS_EXTENSIONS:
+        return "docs", extension(name)
+    for reason, folder in docs_or_build:
+        if reason == "docs" or language_of(name) == "typescript":
+            return reason, folder
     return None
+
+
+@functools.lru_cache(maxsize=4096)
+def _folders(directory: str) -> tuple[tuple[str, str] | None, tuple[tuple[str, str], ...]]:
+    """For the folders of ``directory``: the first vendored one, and every docs or build one in
+    order, each as (reason, ``folder/``). Files of one folder arrive together: one look each."""
+    folders = directory.split("/") if directory else []
+    vendored = next((("vendored", f + "/") for f in folders if f in VENDORED), None)
+    marked = tuple(("docs" if f.lower() in DOCS_DIRS else "build-output", f + "/")
+                   for f in folders if f.lower() in DOCS_DIRS or f in BUILD_DIRS)
+    return vendored, marked
 
 
 #: every marker contains one of these words; checking them first makes the common miss cheap
-#: (the scan also looks for them in the same pass: ``Detector.prefilter_words``)
+#: (the scan looks for them and the markers in the same pass: ``Detector.prefilter_words``)
 ANCHORS = ("hint", "mcp", "annotation", "modelcontextprotocol")
-_ANCHOR_BYTES = tuple(word.encode() for word in ANCHORS)
+#: ``MARKERS`` as the words ``SourceFile.has_any`` takes
+MARKER_WORDS = tuple(marker.decode() for marker in MARKERS)
 
 
-def relevant(lower: bytes) -> bytes | None:
-    """The first marker found in lower-cased content, or ``None``."""
-    if not any(anchor in lower for anchor in _ANCHOR_BYTES):
+def relevant(file: SourceFile) -> str | None:
+    """The first marker ``file`` contains (ignoring ASCII case), or ``None``."""
+    if not file.has_any(ANCHORS):
         return None
-    for marker in MARKERS:
-        if marker in lower:
-            return marker
-    return None
+    return next((word for word in MARKER_WORDS if file.has_any((word,))), None)

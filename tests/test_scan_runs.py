@@ -1,0 +1,126 @@
+"""The scan's fast path: tar runs counted with one native call, equal to one file at a time.
+
+``archive.stream`` hands the scan runs of members read ahead together; ``scan_tree`` counts a
+run's files with ``TermCounter.count_spans``. Every count, skipped member, note and tool must
+equal what the scan finds reading the same archive one member at a time (``archive.members``)
+and the reference definition per file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import tarfile
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_count import BUDGETS, FRAGMENTS, HAVE_HYPERSCAN, PROPERTY, TERM_POOL, engines, hit_budget, reference
+
+from pipeline.archive import Run, members, stream
+from pipeline.scan.count import TermCounter
+from pipeline.scan.detect import Detector
+from pipeline.scan.notes import LFS_MAGIC
+from pipeline.scan.tree import scan_tree
+from pipeline.terms import TERM_SETS
+
+PUBLISHED = TERM_SETS["published"]
+
+
+@st.composite
+def spans_st(draw: st.DrawFn) -> tuple[bytes, list[tuple[int, int]]]:
+    """A buffer of match-prone fragments and disjoint spans of it, in order (some empty, some adjacent)."""
+    data = b"".join(draw(st.lists(st.sampled_from(FRAGMENTS), max_size=60)))
+    cuts = sorted(draw(st.lists(st.integers(min_value=0, max_value=len(data)), min_size=2, max_size=16)))
+    spans = [(a, b) for a, b in zip(cuts[::2], cuts[1::2], strict=False)]
+    return data, spans
+
+
+@engines
+@PROPERTY
+@given(case=spans_st(), terms=st.lists(st.sampled_from(TERM_POOL), min_size=1, max_size=6, unique_by=str.lower))
+def test_count_spans_equals_the_reference_per_span(engine: str, case: tuple[bytes, list[tuple[int, int]]],
+                                                   terms: list[str]) -> None:
+    data, spans = case
+    expected = {i: found for i, (a, b) in enumerate(spans) if any(found := reference(terms, data[a:b]))}
+    counter = TermCounter(terms, engine)
+    for name, budget in BUDGETS.items() if engine == "hyperscan" else [("python", None)]:
+        with hit_budget(*budget) if budget else contextlib.nullcontext():
+            assert counter.count_spans(data, spans) == (expected, {}), name
+
+
+@engines
+def test_a_match_across_two_files_or_a_gap_counts_in_neither(engine: str) -> None:
+    counter = TermCounter(["readOnlyHint"], engine)
+    data = b"readOnly" + b"Hint" + b"\0" * 8 + b"readOnlyHINT"
+    assert counter.count_spans(data, [(0, 8), (8, 12)]) == ({}, {})
+    assert counter.count_spans(data, [(0, 9), (9, 20)]) == ({}, {})
+    assert counter.count_spans(data, [(0, 12), (20, 32)]) == ({0: [1], 1: [1]}, {})
+
+
+def tar_gz(files: dict[str, bytes], fmt: int = tarfile.USTAR_FORMAT) -> bytes:
+    """An uncompressed-then-gzipped tar of ``files`` in the format ``git archive`` writes."""
+    raw = io.BytesIO()
+    with tarfile.open(fileobj=raw, mode="w:gz", format=fmt) as tar:
+        for name, content in files.items():
+            info = tarfile.TarInfo(f"top/{name}")
+            info.size = len(content)
+            tar.addfile(info, io.BytesIO(content))
+        link = tarfile.TarInfo("top/link")
+        link.type, link.linkname = tarfile.SYMTYPE, "server.py"
+        tar.addfile(link)
+    return raw.getvalue()
+
+
+def scans(path: Path, detector: bool) -> tuple[object, object]:
+    """The scan of ``path`` over runs, and one member at a time."""
+    fast = scan_tree(stream(path, "top"), PUBLISHED, Detector() if detector else None)
+    slow = scan_tree(members(path, "top"), PUBLISHED, Detector() if detector else None)
+    return fast, slow
+
+
+NAMES = ["server.py", "docs/readme.md", ".gitattributes", "pointer.bin", "a/b/c.ts", "vendor/x.go", "big.txt"]
+CONTENTS = [
+    b"", b"readOnlyHint", b"@mcp.tool(annotations={'readOnlyHint': True})\ndef f(): ...\n",
+    b"* export-ignore\n*.bin filter=lfs\n", LFS_MAGIC + b"v1\noid sha256:" + b"0" * 64 + b"\nsize 12\n",
+    b"ANNOTATIONS annotations " * 100, b"x" * 511, b"y" * 513, b"annotations".join(b"z" * 4000 for _ in range(300)),
+]
+
+
+@settings(PROPERTY, max_examples=50)
+@given(files=st.dictionaries(st.sampled_from(NAMES), st.sampled_from(CONTENTS), max_size=7),
+       padding=st.integers(min_value=0, max_value=3))
+def test_runs_give_the_same_scan_as_one_member_at_a_time(tmp_path_factory: pytest.TempPathFactory,
+                                                         files: dict[str, bytes], padding: int) -> None:
+    files = {**{f"pad{i}.bin": b"\0" * (700_000 + i) for i in range(padding)}, **files}  # cross read-ahead ends
+    path = tmp_path_factory.mktemp("runs") / "t.tar.gz"
+    path.write_bytes(tar_gz(files))
+    for detector in (False, True):
+        fast, slow = scans(path, detector)
+        assert fast == slow
+    expected = {(name, term, n) for name, data in files.items()
+                for term, n in zip(PUBLISHED, reference(PUBLISHED, data), strict=True) if n}
+    assert set(fast.counts) == expected  # type: ignore[attr-defined]
+
+
+def test_a_git_style_archive_is_read_mostly_in_runs(tmp_path: Path) -> None:
+    path = tmp_path / "t.tar.gz"
+    path.write_bytes(tar_gz({f"f{i}.py": b"annotations\n" * i for i in range(200)}))
+    items = list(stream(path, "top"))
+    runs = [item for item in items if isinstance(item, Run)]
+    assert sum(len(run.members) for run in runs) == 201  # the 200 files and the symlink: all in runs
+    assert scan_tree(items, PUBLISHED).counts == scan_tree(members(path, "top"), PUBLISHED).counts
+
+
+@pytest.mark.skipif(not HAVE_HYPERSCAN, reason="hyperscan is not installed")
+def test_a_dense_run_falls_back_to_python_with_the_same_counts(tmp_path: Path) -> None:
+    path = tmp_path / "t.tar.gz"
+    path.write_bytes(tar_gz({f"f{i}.txt": b"aaaa" * 300 for i in range(50)}))
+    counter = TermCounter(["a", "aa"], "hyperscan")
+    for run in (item for item in stream(path, "top") if isinstance(item, Run)):
+        spans = [(offset, offset + size) for _, kind, size, offset in run.members if kind == "file"]
+        with hit_budget(10**9, 10**9):
+            native = counter.count_spans(run.buffer, spans)
+        with hit_budget(0, 10**9):
+            assert counter.count_spans(run.buffer, spans) == native == ({i: [1200, 600] for i in range(len(spans))}, {})
