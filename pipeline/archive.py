@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import io
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, cast
 
 from pipeline import tarstream
+from pipeline.entries import Entry, Member, Run, entries
 from pipeline.errors import ArchiveError
 from pipeline.limits import Bounded, Budget, env_limits
 from pipeline.settings import Limits
@@ -70,52 +71,6 @@ KINDS = {
 
 
 @dataclass(frozen=True)
-class Member:
-    """One entry of a tree: a regular file, or something skipped."""
-
-    path: str
-    """path inside the tree, top folder stripped, undecodable bytes as ``\\xNN``."""
-    kind: str
-    """``file``, ``dir``, ``symlink``, ``hardlink``, ``device``, ``fifo``, ``submodule``,
-    ``missing`` (a blob absent from a partial clone) or ``other``."""
-    size_bytes: int
-    """size of the content in bytes (0 for non-regular members)."""
-
-
-#: a member and, for regular files, its content as chunks (read them before the next member)
-Entry = tuple[Member, Iterable[bytes] | None]
-
-
-@dataclass(frozen=True)
-class Run:
-    """Consecutive members whose content lies whole in one buffer already read: most members
-    of a source archive. The scan counts a run's files with one native call over ``buffer``."""
-
-    buffer: bytes
-    members: list[tuple[str, str, int, int]]
-    """(path, kind, size, offset) of each member, as in ``Member``; a file's content is
-    ``buffer[offset : offset + size]``."""
-
-    def entries(self) -> Iterator[Entry]:
-        """The run as entries, one per member."""
-        buffer = self.buffer
-        for path, kind, size, offset in self.members:
-            if kind == "file":
-                yield Member(path, kind, size), (buffer[offset : offset + size],) if size else ()
-            else:
-                yield Member(path, kind, 0), None
-
-
-def entries(items: Iterable[Entry | Run]) -> Iterator[Entry]:
-    """``items`` one entry per member: each run taken apart."""
-    for item in items:
-        if isinstance(item, Run):
-            yield from item.entries()
-        else:
-            yield item
-
-
-@dataclass(frozen=True)
 class ArchiveInfo:
     """What ``verify`` learned about an archive file."""
 
@@ -158,11 +113,6 @@ class _HashingReader(io.RawIOBase):
     def hexdigest(self) -> str:
         """The sha256 of every byte read so far (``""`` when not hashing)."""
         return self._digest.hexdigest() if self._digest is not None else ""
-
-
-def display_path(name: str) -> str:
-    """A tar member name as text: undecodable bytes become ``\\xNN`` escapes."""
-    return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 def verify(path: Path, limits: Limits | None = None) -> ArchiveInfo:

@@ -15,7 +15,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
-from pipeline.archive import CHUNK_BYTES, Entry, Member, display_path
+from pipeline.archive import CHUNK_BYTES
+from pipeline.entries import Entry, Member, display_path
 from pipeline.errors import NotFoundError, SourceError
 
 #: git modes of tree entries and the member kind each one becomes

@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
-from pipeline.archive import CHUNK_BYTES, Entry, Member, Run, display_path, stream
+from pipeline.archive import CHUNK_BYTES, stream
+from pipeline.entries import Entry, Member, Run, display_path
 from pipeline.errors import ArchiveError
 from pipeline.scan.tree import TreeScan, scan_tree
 

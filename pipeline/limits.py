@@ -8,14 +8,11 @@ Past a limit each raises ``ArchiveLimitError``: the repository is skipped with t
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING
 
+from pipeline.entries import Entry, Run
 from pipeline.errors import ArchiveError, ArchiveLimitError, SettingsError
 from pipeline.settings import ENV, Limits
 from pipeline.tarfields import Readable
-
-if TYPE_CHECKING:
-    from pipeline.archive import Entry, Run
 
 
 def over_limit(what: str, setting: str) -> ArchiveLimitError:
@@ -27,12 +24,12 @@ def limited(entries: Iterable[Entry | Run], limits: Limits) -> Iterator[Entry | 
     """``entries`` unchanged, until they are more members or more file bytes than ``limits``."""
     budget = Budget(limits)
     for entry in entries:
-        if isinstance(entry, tuple):
-            member = entry[0]
-            budget.count(member.size_bytes if member.kind == "file" else 0)
-        else:  # a run: ``archive.Run`` (this module cannot import archive)
+        if isinstance(entry, Run):
             for _, kind, size, _ in entry.members:
                 budget.count(size if kind == "file" else 0)
+        else:
+            member = entry[0]
+            budget.count(member.size_bytes if member.kind == "file" else 0)
         yield entry
 
 

@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Protocol
 
 from pipeline import archive
-from pipeline.archive import Entry, Run
 from pipeline.cache import ArchiveCache, CachedArchive
+from pipeline.entries import Entry, Run
 from pipeline.errors import NotFoundError, SourceError
 from pipeline.fetch import GitHubClient
 from pipeline.gitrepo import GitRepo

@@ -13,7 +13,8 @@ import pytest
 import synth
 
 from pipeline import archive
-from pipeline.archive import CHUNK_BYTES, Member
+from pipeline.archive import CHUNK_BYTES
+from pipeline.entries import Member
 from pipeline.errors import ArchiveError
 from pipeline.scan.tree import scan_tree
 from pipeline.source import Fetched

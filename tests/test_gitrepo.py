@@ -12,7 +12,8 @@ import pytest
 import synth
 
 from pipeline import archive
-from pipeline.archive import CHUNK_BYTES, Member, entries
+from pipeline.archive import CHUNK_BYTES
+from pipeline.entries import Member, entries
 from pipeline.errors import NotFoundError
 from pipeline.gitrepo import GitRepo
 from pipeline.scan.tree import TreeScan, scan_tree

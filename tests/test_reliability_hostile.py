@@ -25,8 +25,8 @@ import synth
 from github_server import GitHubServer
 
 from pipeline import archive
-from pipeline.archive import Member
 from pipeline.census import Census
+from pipeline.entries import Entry, Member
 from pipeline.errors import ArchiveError, ArchiveLimitError
 from pipeline.limits import limited
 from pipeline.manifest import load
@@ -174,7 +174,7 @@ def not_gzip(path: Path) -> Path:
     return path
 
 
-def read_all(entries: Iterable[archive.Entry]) -> int:
+def read_all(entries: Iterable[Entry]) -> int:
     """Read every chunk of every member; the number of members."""
     count = 0
     for _, chunks in entries:

@@ -18,11 +18,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_count import BUDGETS, FRAGMENTS, HAVE_HYPERSCAN, PROPERTY, TERM_POOL, engines, hit_budget, reference
 
-from pipeline.archive import Run, members, stream
+from pipeline.archive import members, stream
+from pipeline.entries import Run
+from pipeline.errors import ArchiveLimitError
+from pipeline.limits import limited
 from pipeline.scan.count import TermCounter
 from pipeline.scan.detect import Detector
 from pipeline.scan.notes import LFS_MAGIC
 from pipeline.scan.tree import scan_tree
+from pipeline.settings import Limits
 from pipeline.terms import TERM_SETS
 
 PUBLISHED = TERM_SETS["published"]
@@ -124,3 +128,15 @@ def test_a_dense_run_falls_back_to_python_with_the_same_counts(tmp_path: Path) -
             native = counter.count_spans(run.buffer, spans)
         with hit_budget(0, 10**9):
             assert counter.count_spans(run.buffer, spans) == native == ({i: [1200, 600] for i in range(len(spans))}, {})
+
+
+@pytest.mark.parametrize("limits", [Limits(max_members=50), Limits(max_archive_bytes=2_000)])
+def test_runs_are_held_to_the_limits(tmp_path: Path, limits: Limits) -> None:
+    """Both the archive's own budget and ``limited`` (the census's) count the members of runs."""
+    path = tmp_path / "t.tar.gz"
+    path.write_bytes(tar_gz({f"f{i}.py": b"x" * 100 for i in range(60)}))
+    assert any(isinstance(item, Run) for item in stream(path, "top"))
+    with pytest.raises(ArchiveLimitError):
+        list(stream(path, "top", limits=limits))
+    with pytest.raises(ArchiveLimitError):
+        list(limited(stream(path, "top"), limits))

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from pipeline import archive, tarstream
 from pipeline.archive import CHUNK_BYTES
+from pipeline.entries import display_path
 from pipeline.errors import ArchiveError
 
 Row = tuple[str, str, int, bytes | None]
@@ -46,7 +47,7 @@ def reference(path: Path, root: str | None) -> tuple[str | None, list[Row]]:
             if info.name == root:
                 continue
             stripped = info.name[len(prefix) :] if prefix and info.name.startswith(prefix) else info.name
-            name = archive.display_path(stripped)
+            name = display_path(stripped)
             kind = REFERENCE_KINDS.get(info.type, "other")
             reader = tar.extractfile(info) if kind == "file" else None
             rows.append((name, kind, info.size, reader.read()) if reader else (name, kind, 0, None))

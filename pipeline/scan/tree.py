@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from pipeline.archive import Entry, Member, Run
+from pipeline.entries import Entry, Member, Run
 from pipeline.scan import notes
 from pipeline.scan.count import TermCounter
 
