@@ -22,7 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from pipeline.archive import members, verify
+from pipeline.archive import stream, verify
 from pipeline.scan.detect import Detector
 from pipeline.scan.detect.corpus import score
 from pipeline.scan.tree import scan_tree
@@ -75,7 +75,7 @@ def _add(tar: tarfile.TarFile, name: str, data: bytes) -> None:
 
 def _seconds(archive: Path, root: str | None, detector: Detector | None) -> float:
     start = time.perf_counter()
-    scan_tree(members(archive, root), TERM_SETS["published"], detector)
+    scan_tree(stream(archive, root), TERM_SETS["published"], detector)
     return time.perf_counter() - start
 
 
@@ -89,7 +89,7 @@ def overhead(archive: Path, runs: int) -> float:
     for _ in range(runs):
         alone.append(_seconds(archive, info.root, None))
         both.append(_seconds(archive, info.root, detector))
-    detection = scan_tree(members(archive, info.root), TERM_SETS["published"], detector).detection
+    detection = scan_tree(stream(archive, info.root), TERM_SETS["published"], detector).detection
     assert detection is not None
     ratio = statistics.median(both) / statistics.median(alone)
     mcp = sum(t.is_mcp for t in detection.tools)
