@@ -84,11 +84,14 @@ def scans(path: Path, detector: bool) -> tuple[object, object]:
     return fast, slow
 
 
-NAMES = ["server.py", "docs/readme.md", ".gitattributes", "pointer.bin", "a/b/c.ts", "vendor/x.go", "big.txt"]
+NAMES = ["server.py", "docs/readme.md", ".gitattributes", "pointer.bin", "a/b/c.ts", "vendor/x.go", "big.txt",
+         "pyproject.toml", "a/package.json"]
 CONTENTS = [
     b"", b"readOnlyHint", b"@mcp.tool(annotations={'readOnlyHint': True})\ndef f(): ...\n",
     b"* export-ignore\n*.bin filter=lfs\n", LFS_MAGIC + b"v1\noid sha256:" + b"0" * 64 + b"\nsize 12\n",
-    b"ANNOTATIONS annotations " * 100, b"x" * 511, b"y" * 513, b"annotations".join(b"z" * 4000 for _ in range(300)),
+    b"ANNOTATIONS annotations " * 100, b'[project]\nname = "x"\ndependencies = ["fastapi>=1", "mcp==1.2"]\n',
+    b'{"dependencies": {"@modelcontextprotocol/sdk": "1.0.0"}}', b'{"dependencies": {"left-pad": "1.0.0"}}',
+    b"x" * 511, b"y" * 513, b"annotations".join(b"z" * 4000 for _ in range(300)),
 ]
 
 
@@ -140,3 +143,18 @@ def test_runs_are_held_to_the_limits(tmp_path: Path, limits: Limits) -> None:
         list(stream(path, "top", limits=limits))
     with pytest.raises(ArchiveLimitError):
         list(limited(stream(path, "top"), limits))
+
+
+def test_a_manifest_without_the_detectors_words_still_reaches_it_from_a_run(tmp_path: Path) -> None:
+    """Package manifests are read whatever they hold: the look-alike's version comes from one
+    that names none of the detector's words."""
+    fixture = Path(__file__).parent / "fixtures" / "detector" / "typescript" / "vercel-ai"
+    manifest = (fixture / "package.json").read_bytes()
+    assert not any(word.encode() in manifest.lower() for word in Detector().prefilter_words())
+    path = tmp_path / "t.tar.gz"
+    path.write_bytes(tar_gz({"package.json": manifest, "agent.ts": (fixture / "agent.ts").read_bytes()}))
+    assert any(isinstance(item, Run) for item in stream(path, "top"))
+    fast, slow = scans(path, detector=True)
+    assert fast == slow
+    tools = fast.detection.tools  # type: ignore[attr-defined]
+    assert [(t.tool_name, t.sdk, t.sdk_version) for t in tools] == [("lookupOrder", "vercel-ai", "^5.0.0")]
