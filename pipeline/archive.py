@@ -122,11 +122,11 @@ def verify(path: Path, limits: Limits | None = None) -> ArchiveInfo:
     nested = True
     budget = Budget(limits or env_limits())
     with _open_tar(path, max_bytes=budget.limits.max_archive_bytes) as (tar, hasher):
-        for header in tar:
-            budget.count(header.size if KINDS.get(header.type) == "file" else 0)
-            top, _, rest = header.name.partition(b"/")
+        for name, kind, size, _ in tar.listing():
+            budget.count(size if KINDS.get(kind) == "file" else 0)
+            top, _, rest = name.partition(b"/")
             roots.add(top)
-            nested = nested and (bool(rest) or header.type == b"5")
+            nested = nested and (bool(rest) or kind == b"5")
     root = roots.pop().decode("utf-8", "surrogateescape") if len(roots) == 1 and nested else None
     return ArchiveInfo(hasher.hexdigest(), hasher.size_bytes, root)
 

@@ -110,6 +110,15 @@ class TarReader:
         self._ahead.seek(pos)
         return buf, found
 
+    def listing(self) -> Iterator[Plain]:
+        """Every member left, as (name, type, size, offset): ``run`` where it can, else ``next``
+        (offset 0); for a walk that reads no content."""
+        while True:
+            yield from self.run()[1]
+            if (header := self.next()) is None:
+                return
+            yield header.name, header.type, header.size, 0
+
     def held(self, header: Header) -> bytes | None:
         """The whole content of the member ``next`` returned last, when it is already read
         ahead (most members are); else ``None``, and ``chunks`` streams it."""
