@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+import argparse
 import re
+from collections.abc import Sequence
 from pathlib import Path
-
-import click
 
 from pipeline import cli
 from pipeline.manifest import load
@@ -38,16 +38,23 @@ def test_ci_runs_the_readme_test_line() -> None:
     assert "sed -n 2p" in script
 
 
+def option_flags(parser: argparse.ArgumentParser) -> list[Sequence[str]]:
+    """The flags of every option of ``parser`` but ``-h/--help`` (argparse lists its actions in ``_actions``)."""
+    return [action.option_strings for action in parser._actions
+            if action.option_strings and action.dest != "help"]
+
+
 def test_every_command_and_option_is_documented() -> None:
-    group = cli.main
-    assert isinstance(group, click.Group)
-    for name, command in group.commands.items():
+    parsers = cli.command_parsers()
+    assert {"run", "pin", "fetch", "scan", "count", "probe", "ingest-tools-list"} <= set(parsers)
+    for name, parser in parsers.items():
         usage = {"count": " PATH...", "discover": " ", "export": " ", "report": " ", "probe": " NAME",
                  "ingest-tools-list": " FILE"}.get(name, " MANIFEST`")
         assert f"`census {name}{usage}" in README, name
-        for param in command.params:
-            if isinstance(param, click.Option):
-                assert any(f"`{opt}" in README for opt in param.opts), (name, param.opts)
+        flags = option_flags(parser)
+        assert flags, name
+        for opts in flags:
+            assert any(f"`{opt}" in README for opt in opts), (name, opts)
     for variable in ENV.values():
         assert f"`{variable}`" in README, variable
 
