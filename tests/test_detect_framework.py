@@ -210,3 +210,14 @@ def test_every_relevance_marker_contains_an_anchor_word() -> None:
     from pipeline.scan.detect.paths import ANCHORS, MARKERS
 
     assert all(any(anchor.encode() in marker for anchor in ANCHORS) for marker in MARKERS)
+
+
+def test_trees_dropped_between_the_phases_are_parsed_again_to_the_same_tools(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past ``KEEP_TREES_BYTES`` of parsed source, trees are dropped after phase 1: same findings."""
+    from pipeline.scan import detect
+
+    cases = list(corpus.cases(CORPUS))
+    kept = [corpus.detect_directory(case) for case in cases]
+    monkeypatch.setattr(detect, "KEEP_TREES_BYTES", 0)
+    assert [corpus.detect_directory(case) for case in cases] == kept
+    assert sum(len(found.tools) for found in kept) > 250
