@@ -20,13 +20,14 @@ from test_count import BUDGETS, FRAGMENTS, HAVE_HYPERSCAN, PROPERTY, TERM_POOL, 
 
 from pipeline.archive import members, stream
 from pipeline.entries import Run
-from pipeline.errors import ArchiveLimitError
+from pipeline.errors import ArchiveError, ArchiveLimitError
 from pipeline.limits import limited
 from pipeline.scan.count import TermCounter
 from pipeline.scan.detect import Detector
 from pipeline.scan.notes import LFS_MAGIC
 from pipeline.scan.tree import scan_tree
 from pipeline.settings import Limits
+from pipeline.tarstream import TarReader
 from pipeline.terms import TERM_SETS
 
 PUBLISHED = TERM_SETS["published"]
@@ -158,3 +159,63 @@ def test_a_manifest_without_the_detectors_words_still_reaches_it_from_a_run(tmp_
     assert fast == slow
     tools = fast.detection.tools  # type: ignore[attr-defined]
     assert [(t.tool_name, t.sdk, t.sdk_version) for t in tools] == [("lookupOrder", "vercel-ai", "^5.0.0")]
+
+
+def _plain_tar(files: dict[str, bytes]) -> bytearray:
+    """An uncompressed ustar archive of ``files`` (plus a folder and a symlink), as bytes to mutate."""
+    raw = io.BytesIO()
+    with tarfile.open(fileobj=raw, mode="w", format=tarfile.USTAR_FORMAT) as tar:
+        folder = tarfile.TarInfo("top/a")
+        folder.type = tarfile.DIRTYPE
+        tar.addfile(folder)
+        for name, content in files.items():
+            info = tarfile.TarInfo(f"top/{name}")
+            info.size = len(content)
+            tar.addfile(info, io.BytesIO(content))
+        link = tarfile.TarInfo("top/link")
+        link.type, link.linkname = tarfile.SYMTYPE, "a/x"
+        tar.addfile(link)
+    return bytearray(raw.getvalue())
+
+
+def _outcome(path: Path, runs: bool) -> object:
+    """What a scan of ``path`` finds (or the error it stops with), with runs or with ``TarReader.next``
+    reading every member (``run`` never offering one)."""
+    with pytest.MonkeyPatch.context() as patch:
+        if not runs:
+            patch.setattr(TarReader, "run", lambda self: (b"", []))
+        try:
+            return scan_tree(stream(path, "top"), PUBLISHED, Detector())
+        except ArchiveError as exc:
+            return ("error", str(exc))
+
+
+@settings(PROPERTY, max_examples=150)
+@given(edits=st.lists(st.tuples(st.integers(min_value=0, max_value=4 * 512 + 511), st.integers(0, 255)),
+                      min_size=1, max_size=4),
+       fix_checksum=st.booleans())
+def test_a_damaged_header_reads_the_same_through_runs(tmp_path_factory: pytest.TempPathFactory,
+                                                      edits: list[tuple[int, int]], fix_checksum: bool) -> None:
+    """The hot loop (``tarrun``) takes only what it is sure of: whatever bytes of the first headers
+    are changed (checksum fixed or not), runs give the scan, or the error, of one member at a time."""
+    tar = _plain_tar({"x.py": b"readOnlyHint " * 30, "y.md": b"annotations", "z.txt": b""})
+    for offset, value in edits:
+        tar[offset] = value
+    if fix_checksum:  # let the damage past the checksum, to the fields behind it
+        for start in range(0, 5 * 512, 512):
+            block = tar[start : start + 512]
+            if block[156:157] != b"\0" or any(block):
+                tar[start + 148 : start + 156] = b"%06o\0 " % (sum(block[:148]) + 256 + sum(block[156:]))
+    path = tmp_path_factory.mktemp("damaged") / "t.tar"
+    path.write_bytes(bytes(tar))
+    assert _outcome(path, runs=True) == _outcome(path, runs=False)
+
+
+def test_without_runs_the_reference_reads_one_member_at_a_time(tmp_path: Path) -> None:
+    """The reference of the test above really leaves the hot loop out."""
+    path = tmp_path / "t.tar"
+    path.write_bytes(bytes(_plain_tar({"x.py": b"x"})))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(TarReader, "run", lambda self: (b"", []))
+        assert not any(isinstance(item, Run) for item in stream(path, "top"))
+    assert any(isinstance(item, Run) for item in stream(path, "top"))
