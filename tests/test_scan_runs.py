@@ -9,6 +9,7 @@ and the reference definition per file.
 from __future__ import annotations
 
 import contextlib
+import gzip
 import io
 import tarfile
 from pathlib import Path
@@ -64,18 +65,27 @@ def test_a_match_across_two_files_or_a_gap_counts_in_neither(engine: str) -> Non
     assert counter.count_spans(data, [(0, 12), (20, 32)]) == ({0: [1], 1: [1]}, {})
 
 
-def tar_gz(files: dict[str, bytes], fmt: int = tarfile.USTAR_FORMAT) -> bytes:
-    """An uncompressed-then-gzipped tar of ``files`` in the format ``git archive`` writes."""
+def plain_tar(files: dict[str, bytes]) -> bytearray:
+    """An uncompressed ustar archive, as ``git archive`` writes them, of a folder ``a``, ``files``
+    and a symlink, all under ``top/``; as bytes to mutate."""
     raw = io.BytesIO()
-    with tarfile.open(fileobj=raw, mode="w:gz", format=fmt) as tar:
+    with tarfile.open(fileobj=raw, mode="w", format=tarfile.USTAR_FORMAT) as tar:
+        folder = tarfile.TarInfo("top/a")
+        folder.type = tarfile.DIRTYPE
+        tar.addfile(folder)
         for name, content in files.items():
             info = tarfile.TarInfo(f"top/{name}")
             info.size = len(content)
             tar.addfile(info, io.BytesIO(content))
         link = tarfile.TarInfo("top/link")
-        link.type, link.linkname = tarfile.SYMTYPE, "server.py"
+        link.type, link.linkname = tarfile.SYMTYPE, "a/x"
         tar.addfile(link)
-    return raw.getvalue()
+    return bytearray(raw.getvalue())
+
+
+def tar_gz(files: dict[str, bytes]) -> bytes:
+    """``plain_tar`` gzipped."""
+    return gzip.compress(bytes(plain_tar(files)), mtime=0)
 
 
 def scans(path: Path, detector: bool) -> tuple[object, object]:
@@ -117,7 +127,7 @@ def test_a_git_style_archive_is_read_mostly_in_runs(tmp_path: Path) -> None:
     path.write_bytes(tar_gz({f"f{i}.py": b"annotations\n" * i for i in range(200)}))
     items = list(stream(path, "top"))
     runs = [item for item in items if isinstance(item, Run)]
-    assert sum(len(run.members) for run in runs) == 201  # the 200 files and the symlink: all in runs
+    assert sum(len(run.members) for run in runs) == 202  # the folder, the 200 files and the symlink
     assert scan_tree(items, PUBLISHED).counts == scan_tree(members(path, "top"), PUBLISHED).counts
 
 
@@ -161,23 +171,6 @@ def test_a_manifest_without_the_detectors_words_still_reaches_it_from_a_run(tmp_
     assert [(t.tool_name, t.sdk, t.sdk_version) for t in tools] == [("lookupOrder", "vercel-ai", "^5.0.0")]
 
 
-def _plain_tar(files: dict[str, bytes]) -> bytearray:
-    """An uncompressed ustar archive of ``files`` (plus a folder and a symlink), as bytes to mutate."""
-    raw = io.BytesIO()
-    with tarfile.open(fileobj=raw, mode="w", format=tarfile.USTAR_FORMAT) as tar:
-        folder = tarfile.TarInfo("top/a")
-        folder.type = tarfile.DIRTYPE
-        tar.addfile(folder)
-        for name, content in files.items():
-            info = tarfile.TarInfo(f"top/{name}")
-            info.size = len(content)
-            tar.addfile(info, io.BytesIO(content))
-        link = tarfile.TarInfo("top/link")
-        link.type, link.linkname = tarfile.SYMTYPE, "a/x"
-        tar.addfile(link)
-    return bytearray(raw.getvalue())
-
-
 def _outcome(path: Path, runs: bool) -> object:
     """What a scan of ``path`` finds (or the error it stops with), with runs or with ``TarReader.next``
     reading every member (``run`` never offering one)."""
@@ -198,7 +191,7 @@ def test_a_damaged_header_reads_the_same_through_runs(tmp_path_factory: pytest.T
                                                       edits: list[tuple[int, int]], fix_checksum: bool) -> None:
     """The hot loop (``tarrun``) takes only what it is sure of: whatever bytes of the first headers
     are changed (checksum fixed or not), runs give the scan, or the error, of one member at a time."""
-    tar = _plain_tar({"x.py": b"readOnlyHint " * 30, "y.md": b"annotations", "z.txt": b""})
+    tar = plain_tar({"x.py": b"readOnlyHint " * 30, "y.md": b"annotations", "z.txt": b""})
     for offset, value in edits:
         tar[offset] = value
     if fix_checksum:  # let the damage past the checksum, to the fields behind it
@@ -214,7 +207,7 @@ def test_a_damaged_header_reads_the_same_through_runs(tmp_path_factory: pytest.T
 def test_without_runs_the_reference_reads_one_member_at_a_time(tmp_path: Path) -> None:
     """The reference of the test above really leaves the hot loop out."""
     path = tmp_path / "t.tar"
-    path.write_bytes(bytes(_plain_tar({"x.py": b"x"})))
+    path.write_bytes(bytes(plain_tar({"x.py": b"x"})))
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(TarReader, "run", lambda self: (b"", []))
         assert not any(isinstance(item, Run) for item in stream(path, "top"))
