@@ -127,15 +127,16 @@ class TermCounter:
     ) -> tuple[dict[int, list[int]], dict[int, frozenset[str]]]:
         """``count_and_find`` of each ``buf[start:end]`` of ``spans`` (in order, not overlapping),
         keyed by the span's index: spans that count nothing, or hold no word, are left out.
-        The native engine scans all of them at once (the files of a tar run)."""
+        The native engine scans all of them at once (the files of a tar run); a region too dense
+        with matches (words are reported at each match here) is scanned file by file."""
         if not spans or not (self._needles or self.words):
             return {}, {}
         if self._native is not None and (found := self._native.count_spans(buf, spans)) is not None:
             counts, words = found
-            return counts, {i: frozenset([self.words[w] for w in found]) for i, found in words.items()}
+            return counts, {i: frozenset([self.words[w] for w in hits]) for i, hits in words.items()}
         counts, present = {}, {}
         for i, (start, end) in enumerate(spans):
-            counts[i], present[i] = self._python_find(buf[start:end].lower())
+            counts[i], present[i] = self.count_and_find(buf[start:end])
         return {i: c for i, c in counts.items() if any(c)}, {i: w for i, w in present.items() if w}
 
     def _python_find(self, low: bytes) -> tuple[list[int], frozenset[str]]:
