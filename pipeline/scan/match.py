@@ -85,9 +85,9 @@ class NativeMatcher:
         self._tally = [0, 0]  # matches reported in this buffer, and the budget for them
         self.seen: set[int] = set()
         """the indexes of the ``words`` found by the last scan."""
-        self._on_match = _callback([len(n) for n in needles], self._found, self._starts, self._tally, self.seen)
         self._terms = len(needles)
         self._lens = [len(n) for n in (*needles, *words)]
+        self._on_match = _callback(self._lens[: self._terms], self._found, self._starts, self._tally, self.seen)
         # ``count_spans`` scans many files at once: there a word is reported at every match
         self._spans_db = database([*needles, *words], [caseless] * len(self._lens)) if words else self._db
         self._hits: list[tuple[int, int]] = []  # (needle, end) of every match of a ``count_spans`` scan

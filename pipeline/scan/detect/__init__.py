@@ -48,6 +48,7 @@ FIRST_WORDS = tuple(dict.fromkeys((*KEEP_WORDS, *paths.ANCHORS)))
 DETECTOR_WORDS = tuple(
     dict.fromkeys((*FIRST_WORDS, *RELEVANT_WORDS, *(word for words in markers.PREFILTER.values() for word in words)))
 )
+_DETECTOR_WORD_SET = frozenset(DETECTOR_WORDS)
 
 #: language -> "module:class" of its detector (imported on first use)
 LANGUAGES = {
@@ -160,7 +161,7 @@ class Detector:
         if self._finder is None:
             self._finder = TermCounter((), words=DETECTOR_WORDS)
         _, present = self._finder.count_and_find(data)
-        return SourceFile(path, data, present, frozenset(DETECTOR_WORDS))
+        return SourceFile(path, data, present, _DETECTOR_WORD_SET)
 
     def _role(self, path: str) -> tuple[str, str] | None:
         """(``manifest``, ''), (``source``, language), (exclusion reason, detail) or ``None``;
