@@ -24,11 +24,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, cast
 
 from pipeline import tarstream
-from pipeline.entries import Entry, Member, Run, entries
+from pipeline.entries import FILE_TYPES, KINDS, Entry, Member, Run, entries, named
 from pipeline.errors import ArchiveError
 from pipeline.limits import Bounded, Budget, env_limits
 from pipeline.settings import Limits
-from pipeline.tarrun import Plain
 from pipeline.tarstream import Header, TarReader
 
 if TYPE_CHECKING:
@@ -55,20 +54,6 @@ FRAMING_ERRORS: tuple[type[Exception], ...] = (EOFError, OSError, ValueError, *D
 GZIP_MAGIC = b"\x1f\x8b"
 #: the largest chunk of member content handed out, by every source
 CHUNK_BYTES = tarstream.CHUNK_BYTES
-
-#: member kinds other than "file" are skipped and counted, never read or followed
-KINDS = {
-    b"0": "file",
-    b"\0": "file",
-    b"7": "file",
-    b"2": "symlink",
-    b"1": "hardlink",
-    b"3": "device",
-    b"4": "device",
-    b"6": "fifo",
-    b"5": "dir",
-}
-
 
 @dataclass(frozen=True)
 class ArchiveInfo:
@@ -149,10 +134,12 @@ def stream(
         while True:
             buffer, plain = tar.run()
             if plain:
-                yield Run(buffer, [member for item in plain if (member := _named(item, top, budget))])
+                budget.count_many(len(plain), sum(size for _, kind, size, _ in plain if kind in FILE_TYPES))
+                yield Run(buffer, plain, top)
             if (header := tar.next()) is None:
                 break
-            if (member := _named((header.name, header.type, header.size, 0), top, budget)) is None:
+            budget.count(header.size if header.type in FILE_TYPES else 0)
+            if (member := named((header.name, header.type, header.size, 0), top)) is None:
                 continue
             text, kind, size, _ = member
             if kind == "file":
@@ -163,19 +150,6 @@ def stream(
                 yield Member(text, kind, 0), None
     if sha256 is not None and hasher.hexdigest() != sha256:
         raise ArchiveError(f"archive {path.name} does not match its recorded sha256")
-
-
-def _named(plain: Plain, top: bytes | None, budget: Budget) -> tuple[str, str, int, int] | None:
-    """(path, kind, size, offset) of a member counted against ``budget``; ``None`` for the top folder."""
-    name, type_, size, offset = plain
-    kind = KINDS.get(type_, "other")
-    file_size = size if kind == "file" else 0
-    budget.count(file_size)
-    if name == top:
-        return None
-    if top and name.startswith(top) and name[len(top) : len(top) + 1] == b"/":
-        name = name[len(top) + 1 :]
-    return name.decode("utf-8", "backslashreplace"), kind, file_size, offset
 
 
 def pax_commit(path: Path) -> str | None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from functools import cached_property
 
 
 @dataclass(frozen=True)
@@ -28,15 +29,49 @@ class Member:
 Entry = tuple[Member, Iterable[bytes] | None]
 
 
+#: tar type flags -> member kinds; kinds other than "file" are skipped and counted, never
+#: read or followed
+KINDS = {
+    b"0": "file",
+    b"\0": "file",
+    b"7": "file",
+    b"2": "symlink",
+    b"1": "hardlink",
+    b"3": "device",
+    b"4": "device",
+    b"6": "fifo",
+    b"5": "dir",
+}
+#: the type flags of regular files
+FILE_TYPES = (b"0", b"\0", b"7")
+
+#: a tar member as its header gives it: (name, type flag, size, offset of its content)
+Raw = tuple[bytes, bytes, int, int]
+
+
 @dataclass(frozen=True)
 class Run:
     """Consecutive members whose content lies whole in one buffer already read: most members
-    of a source archive. The scan counts a run's files with one native call over ``buffer``."""
+    of a source archive. The scan counts a run's files with one native call over ``buffer``,
+    and turns a name into a path only for the files it has something to say about."""
 
     buffer: bytes
-    members: list[tuple[str, str, int, int]]
-    """(path, kind, size, offset) of each member, as in ``Member``; a file's content is
-    ``buffer[offset : offset + size]``."""
+    raw: list[Raw]
+    """(name, type flag, size, offset) of each member as its tar header gives it; a file's
+    content is ``buffer[offset : offset + size]``."""
+    top: bytes | None = None
+    """the top folder every name sits in, stripped from paths (its own member is left out)."""
+
+    @cached_property
+    def members(self) -> list[tuple[str, str, int, int]]:
+        """(path, kind, size, offset) of each member, as in ``Member`` (size 0 unless a file)."""
+        return [member for item in self.raw if (member := named(item, self.top)) is not None]
+
+    def tally(self) -> tuple[int, int]:
+        """How many members the run holds (the top folder's own aside), and their files' bytes."""
+        top = self.top
+        members = sum(1 for name, _, _, _ in self.raw if name != top)
+        return members, sum(size for name, kind, size, _ in self.raw if kind in FILE_TYPES and name != top)
 
     def entries(self) -> Iterator[Entry]:
         """The run as entries, one per member."""
@@ -46,6 +81,22 @@ class Run:
                 yield Member(path, kind, size), (buffer[offset : offset + size],) if size else ()
             else:
                 yield Member(path, kind, 0), None
+
+
+def named(raw: Raw, top: bytes | None) -> tuple[str, str, int, int] | None:
+    """(path, kind, size, offset) of one raw member, ``top/`` stripped; ``None`` for ``top`` itself."""
+    name, type_, size, offset = raw
+    if name == top:
+        return None
+    kind = KINDS.get(type_, "other")
+    return path_of(name, top), kind, size if kind == "file" else 0, offset
+
+
+def path_of(name: bytes, top: bytes | None) -> str:
+    """A member's path: ``top/`` stripped, undecodable bytes as ``\\xNN`` escapes."""
+    if top and name.startswith(top) and name[len(top) : len(top) + 1] == b"/":
+        name = name[len(top) + 1 :]
+    return name.decode("utf-8", "backslashreplace")
 
 
 def entries(items: Iterable[Entry | Run]) -> Iterator[Entry]:

@@ -25,8 +25,7 @@ def limited(entries: Iterable[Entry | Run], limits: Limits) -> Iterator[Entry | 
     budget = Budget(limits)
     for entry in entries:
         if isinstance(entry, Run):
-            for _, kind, size, _ in entry.members:
-                budget.count(size if kind == "file" else 0)
+            budget.count_many(*entry.tally())
         else:
             member = entry[0]
             budget.count(member.size_bytes if member.kind == "file" else 0)
@@ -51,7 +50,11 @@ class Budget:
 
     def count(self, file_bytes: int) -> None:
         """Count one member holding ``file_bytes`` bytes of content."""
-        self._members += 1
+        self.count_many(1, file_bytes)
+
+    def count_many(self, members: int, file_bytes: int) -> None:
+        """Count ``members`` members holding ``file_bytes`` bytes of content between them."""
+        self._members += members
         self._file_bytes += file_bytes
         if self._members > self.limits.max_members:
             raise over_limit(f"the tree has more than {self.limits.max_members} members", "max_members")

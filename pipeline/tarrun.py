@@ -32,17 +32,20 @@ def plain_run(
     checks the others and adds them).
     """
     found: list[Plain] = []
-    adler, end = zlib.adler32, len(buf)
+    append, adler, end = found.append, zlib.adler32, len(buf)
     while pos + BLOCK <= end:
         block = buf[pos : pos + BLOCK]
         kind = block[156:157]
         if kind not in _PLAIN_TYPES or block[124] & 0x80 or block[148] & 0x80 or block == _ZEROS:
             break
-        try:
-            recorded = int(block[148:156].partition(b"\0")[0].strip() or b"0", 8)
-            size = int(block[124:136].partition(b"\0")[0].strip() or b"0", 8)
+        try:  # git writes both fields as digits and a NUL, read here without a call
+            recorded = int(block[148:155], 8) if block[155] == 0 else _octal(block[148:156])
+            size = int(block[124:135], 8) if block[135] == 0 else _octal(block[124:136])
         except ValueError:
-            break
+            try:
+                recorded, size = _octal(block[148:156]), _octal(block[124:136])
+            except ValueError:
+                break
         # adler32's low half is 1 + the byte sum mod 65521; a 256-byte half sums to at most 65280
         unsigned = (adler(block[:256]) & 0xFFFF) + (adler(block[256:]) & 0xFFFF) + 254 - sum(block[148:156])
         if recorded != unsigned or size < 0:
@@ -54,13 +57,18 @@ def plain_run(
             kind = b"5"
         if kind == b"5":
             name = name.rstrip(b"/")
-        if prefix := block[345:500].partition(b"\0")[0]:
-            name = prefix + b"/" + name
+        if block[345]:  # a ustar prefix
+            name = block[345:500].partition(b"\0")[0] + b"/" + name
             if kind == b"5":
                 name = name.rstrip(b"/")
         stop = pos + BLOCK + (-(-size // BLOCK) * BLOCK if kind in _DATA_TYPES else 0)
         if stop > end:
             break
-        found.append((name, kind, size, pos + BLOCK))
+        append((name, kind, size, pos + BLOCK))
         pos = stop
     return found, pos
+
+
+def _octal(field: bytes) -> int:
+    """A number field as ``tarfile`` reads it: octal digits up to a NUL, blanks around them."""
+    return int(field.partition(b"\0")[0].strip() or b"0", 8)

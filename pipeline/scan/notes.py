@@ -11,6 +11,11 @@ Each note is ``(path, kind, detail)``; reports turn them into caveats.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pipeline.entries import Raw
+
 #: file name -> note kind
 GIT_FILES = {".gitattributes": "gitattributes", ".gitmodules": "gitmodules"}
 #: the first bytes of every Git LFS pointer (https://github.com/git-lfs/git-lfs/blob/main/docs/spec.md)
@@ -19,12 +24,20 @@ LFS_MAGIC = b"version https://git-lfs.github.com/spec/"
 LFS_MAX_BYTES = 1024
 _LFS_MIN_BYTES = len(LFS_MAGIC)
 _GIT_SUFFIXES = tuple(GIT_FILES)
+_GIT_SUFFIXES_RAW = tuple(name.encode() for name in GIT_FILES)
 #: a ``.gitattributes`` or ``.gitmodules`` larger than this is noted by its first bytes only
 NOTE_MAX_BYTES = 64 << 10
 #: a larger ``.gitattributes`` or ``.gitmodules`` is not read for notes (no real one comes near)
 READ_MAX_BYTES = 1 << 20
 #: ``.gitattributes`` attributes worth a note
 ATTRIBUTES = ("export-ignore", "filter=lfs")
+
+
+def candidates(files: list[Raw], buffer: bytes) -> list[int]:
+    """The indexes of the files of a tar run (raw names, content at its offset in ``buffer``)
+    that may give a note; ``kind_of`` then says which, by path."""
+    return [index for index, (name, _, size, offset) in enumerate(files) if name.endswith(_GIT_SUFFIXES_RAW)
+            or (_LFS_MIN_BYTES <= size <= LFS_MAX_BYTES and buffer.startswith(LFS_MAGIC, offset))]
 
 
 def kind_of(path: str, size_bytes: int, buffer: bytes | None = None, offset: int = 0) -> str | None:

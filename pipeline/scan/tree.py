@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from pipeline.entries import Entry, Member, Run
+from pipeline.entries import FILE_TYPES, KINDS, Entry, Member, Run, path_of
 from pipeline.scan import notes
 from pipeline.scan.count import TermCounter
 
@@ -93,20 +93,27 @@ class _Pass:
 
     def read_run(self, run: Run) -> None:
         """Count the files of a run together, looking for the detector's words in the same native
-        scan; the files the notes want, and those the detector wants that name one of its words
-        (or are package manifests), are then handed over whole, in order."""
-        buffer = run.buffer
-        files = [member for member in run.members if member[1] == "file"]
-        self.skipped.extend((path, kind) for path, kind, _, _ in run.members if kind not in ("file", "dir"))
+        scan. A name becomes a path only for a file with a count, a note, or something for the
+        detector: the files the notes want, and those the detector wants that name one of its
+        words (or are package manifests), are handed over whole, in order."""
+        buffer, top = run.buffer, run.top
+        files = [item for item in run.raw if item[1] in FILE_TYPES and item[0] != top]
+        if len(files) != len(run.raw):
+            self.skipped.extend((path_of(name, top), KINDS.get(kind, "other")) for name, kind, _, _ in run.raw
+                                if kind not in FILE_TYPES and kind != b"5" and name != top)
         counts, words = self.finder.count_spans(buffer, [(offset, offset + size) for _, _, size, offset in files])
-        for span, (path, _, size, offset) in enumerate(files):
-            self.files += 1
-            self.content += size
+        self.files += len(files)
+        self.content += sum(size for _, _, size, _ in files)
+        read = range(len(files)) if self.detector is not None else sorted(
+            {*counts, *words, *notes.candidates(files, buffer)})
+        for span in read:
+            name, _, size, offset = files[span]
+            path = path_of(name, top)
             kind = notes.kind_of(path, size, buffer, offset)
             present = words.get(span)
-            wanted = self._wants(path, size, present)
-            if wanted or kind is not None:
-                self._hand_over(path, buffer[offset : offset + size], wanted, kind, present or frozenset())
+            wanted_here = self._wants(path, size, present)
+            if wanted_here or kind is not None:
+                self._hand_over(path, buffer[offset : offset + size], wanted_here, kind, present or frozenset())
             if span in counts:
                 self._add_counts(path, counts[span])
 
