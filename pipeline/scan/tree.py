@@ -104,9 +104,12 @@ class _Pass:
         counts, words = self.finder.count_spans(buffer, [(offset, offset + size) for _, _, size, offset in files])
         self.files += len(files)
         self.content += sum(size for _, _, size, _ in files)
-        read = range(len(files)) if self.detector is not None else sorted(
-            {*counts, *words, *notes.candidates(files, buffer)})
-        for span in read:
+        chosen = {*counts, *words, *notes.candidates(files, buffer)}
+        if self.detector is not None:  # package manifests reach it whatever they hold
+            reads = self.detector.always_reads
+            chosen.update(i for i, (name, _, _, _) in enumerate(files)
+                          if reads(name[name.rfind(b"/") + 1 :].decode("utf-8", "backslashreplace")))
+        for span in sorted(chosen):
             name, _, size, offset = files[span]
             path = path_of(name, top)
             kind = notes.kind_of(path, size, buffer, offset)
