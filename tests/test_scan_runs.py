@@ -186,19 +186,20 @@ def _outcome(path: Path, runs: bool) -> object:
 @settings(PROPERTY, max_examples=150)
 @given(edits=st.lists(st.tuples(st.integers(min_value=0, max_value=4 * 512 + 511), st.integers(0, 255)),
                       min_size=1, max_size=4),
-       fix_checksum=st.booleans())
+       checksum=st.sampled_from([b"", b"%06o\0 ", b"%07o\0"]))
 def test_a_damaged_header_reads_the_same_through_runs(tmp_path_factory: pytest.TempPathFactory,
-                                                      edits: list[tuple[int, int]], fix_checksum: bool) -> None:
+                                                      edits: list[tuple[int, int]], checksum: bytes) -> None:
     """The hot loop (``tarrun``) takes only what it is sure of: whatever bytes of the first headers
-    are changed (checksum fixed or not), runs give the scan, or the error, of one member at a time."""
+    are changed (checksum fixed, as tarfile or as git writes it, or not), runs give the scan, or
+    the error, of one member at a time."""
     tar = plain_tar({"x.py": b"readOnlyHint " * 30, "y.md": b"annotations", "z.txt": b""})
     for offset, value in edits:
         tar[offset] = value
-    if fix_checksum:  # let the damage past the checksum, to the fields behind it
+    if checksum:  # let the damage past the checksum, to the fields behind it
         for start in range(0, 5 * 512, 512):
             block = tar[start : start + 512]
             if block[156:157] != b"\0" or any(block):
-                tar[start + 148 : start + 156] = b"%06o\0 " % (sum(block[:148]) + 256 + sum(block[156:]))
+                tar[start + 148 : start + 156] = checksum % (sum(block[:148]) + 256 + sum(block[156:]))
     path = tmp_path_factory.mktemp("damaged") / "t.tar"
     path.write_bytes(bytes(tar))
     assert _outcome(path, runs=True) == _outcome(path, runs=False)
@@ -212,3 +213,12 @@ def test_without_runs_the_reference_reads_one_member_at_a_time(tmp_path: Path) -
         patch.setattr(TarReader, "run", lambda self: (b"", []))
         assert not any(isinstance(item, Run) for item in stream(path, "top"))
     assert any(isinstance(item, Run) for item in stream(path, "top"))
+
+
+@given(name=st.lists(st.sampled_from(["a", "/", ".", "-", "\udcff", "package.json", "pyproject.toml", "go.mod",
+                                      "requirements", ".txt", ".in", ".csproj", ".props", "Directory.Packages",
+                                      "Gemfile", ".gemspec", "build.gradle", ".kts", "pom.xml", "é"]),
+                     max_size=6).map("".join))
+def test_a_raw_manifest_name_is_told_as_its_path_would_be(name: str) -> None:
+    raw = name.encode("utf-8", "surrogateescape")  # \udcff stands for an undecodable byte
+    assert Detector().always_reads(raw) == Detector().always_reads(raw.decode("utf-8", "backslashreplace"))

@@ -107,8 +107,7 @@ class _Pass:
         chosen = {*counts, *words, *notes.candidates(files, buffer)}
         if self.detector is not None:  # package manifests reach it whatever they hold
             reads = self.detector.always_reads
-            chosen.update(i for i, (name, _, _, _) in enumerate(files)
-                          if reads(name[name.rfind(b"/") + 1 :].decode("utf-8", "backslashreplace")))
+            chosen.update(i for i, (name, _, _, _) in enumerate(files) if reads(name))
         for span in sorted(chosen):
             name, _, size, offset = files[span]
             path = path_of(name, top)

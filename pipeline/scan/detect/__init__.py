@@ -123,9 +123,10 @@ class Detector:
             return False
         return role is not None
 
-    def always_reads(self, path: str) -> bool:
-        """Whether ``add`` reads this file whatever words it holds (a package manifest)."""
-        return deps.is_manifest(path)
+    def always_reads(self, path: str | bytes) -> bool:
+        """Whether ``add`` reads this file whatever words it holds (a package manifest); ``path``
+        may be a raw tar member name."""
+        return deps.is_manifest_name(path) if isinstance(path, bytes) else deps.is_manifest(path)
 
     def prefilter_words(self) -> tuple[str, ...]:
         """Lower-case words the scan looks for in each wanted file and reports to ``add``: a file

@@ -216,6 +216,16 @@ _EXACT: dict[str, Callable[[str], Parsed]] = {
 }
 
 
+#: how every manifest's name ends (exact names and suffixes): a cheap test before ``is_manifest``
+MANIFEST_ENDINGS = (*(name.encode() for name in _EXACT), b".csproj", b".fsproj", b".props", b".gemspec", b".txt",
+                    b".in")
+
+
+def is_manifest_name(name: bytes) -> bool:
+    """``is_manifest`` for a raw tar member name (undecodable bytes as in ``entries.path_of``)."""
+    return name.endswith(MANIFEST_ENDINGS) and is_manifest(name.decode("utf-8", "backslashreplace"))
+
+
 def _parser_for(name: str) -> Callable[[str], Parsed] | None:
     if name in _EXACT:
         return _EXACT[name]
