@@ -62,6 +62,7 @@ def test_every_source_spelling_maps_to_its_canonical_hint(spelling: str, field: 
          [("modelcontextprotocol/swift-sdk", "0.9.0")]),
         ("package.json", "{not json", []),
         ("Cargo.toml", "[dependencies\n", []),
+        ("pyproject.toml", '[project]\ndependencies = ["mcp"\n', []),
     ],
 )
 def test_package_manifests_give_names_and_versions(path: str, text: str, expected: list[tuple[str, str]]) -> None:

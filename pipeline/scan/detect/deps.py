@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import re
-import tomllib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from posixpath import basename, dirname
@@ -44,7 +43,7 @@ def parse(path: str, data: bytes) -> list[Dependency]:
     try:
         text = data.decode("utf-8", errors="replace")
         return [Dependency(dirname(path), name, version) for name, version in parser(text)]
-    except (ValueError, TypeError, AttributeError, tomllib.TOMLDecodeError):
+    except (ValueError, TypeError, AttributeError):  # TOMLDecodeError and JSONDecodeError are ValueErrors
         return []
 
 
@@ -125,6 +124,8 @@ def _requirements(text: str) -> Parsed:
 
 
 def _pyproject(text: str) -> Parsed:
+    import tomllib  # with its regular expressions and datetime: only for a TOML manifest
+
     doc = tomllib.loads(text)
     project = doc.get("project", {})
     lines = list(project.get("dependencies", []))
@@ -154,6 +155,8 @@ def _go_mod(text: str) -> Parsed:
 
 
 def _cargo(text: str) -> Parsed:
+    import tomllib  # with its regular expressions and datetime: only for a TOML manifest
+
     doc = tomllib.loads(text)
     tables = [doc.get(k, {}) for k in ("dependencies", "dev-dependencies", "build-dependencies")]
     tables.append(doc.get("workspace", {}).get("dependencies", {}))
