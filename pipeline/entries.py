@@ -42,10 +42,11 @@ KINDS = {
     b"6": "fifo",
     b"5": "dir",
 }
-#: the type flags of regular files
+#: the type flags of regular files: the plain types whose data follows the header
 FILE_TYPES = (b"0", b"\0", b"7")
 
-#: a tar member as its header gives it: (name, type flag, size, offset of its content)
+#: a tar member as its header gives it: (name, type flag, size, offset of its content in the
+#: buffer it was read from; 0 where it was not)
 Raw = tuple[bytes, bytes, int, int]
 
 

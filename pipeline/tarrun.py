@@ -14,24 +14,19 @@ from __future__ import annotations
 import zlib
 from collections.abc import Callable
 
+from pipeline.entries import FILE_TYPES, Raw
 from pipeline.tarfields import _PLAIN_TYPES, _ZEROS, BLOCK
-
-#: plain types whose data follows the header (the others are links, devices, folders)
-_DATA_TYPES = (b"0", b"\0", b"7")
-
-#: (name, type, size, offset of the content in the buffer) of one member
-Plain = tuple[bytes, bytes, int, int]
 
 
 def plain_run(
     buf: bytes, pos: int, valid_meta: set[bytes], check_meta: Callable[[bytes], None]
-) -> tuple[list[Plain], int]:
+) -> tuple[list[Raw], int]:
     """The plain members from offset ``pos`` of ``buf`` on, and the offset after the last one.
 
     ``valid_meta`` holds the unused number fields already checked (``TarReader._check_meta``
     checks the others and adds them).
     """
-    found: list[Plain] = []
+    found: list[Raw] = []
     append, adler, end = found.append, zlib.adler32, len(buf)
     while pos + BLOCK <= end:
         block = buf[pos : pos + BLOCK]
@@ -61,7 +56,7 @@ def plain_run(
             name = block[345:500].partition(b"\0")[0] + b"/" + name
             if kind == b"5":
                 name = name.rstrip(b"/")
-        stop = pos + BLOCK + (-(-size // BLOCK) * BLOCK if kind in _DATA_TYPES else 0)
+        stop = pos + BLOCK + (-(-size // BLOCK) * BLOCK if kind in FILE_TYPES else 0)
         if stop > end:
             break
         append((name, kind, size, pos + BLOCK))

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from pipeline.entries import Raw
 from pipeline.tarfields import (
     _EXTENSION_TYPES,
     _GNU_TYPES,
@@ -39,7 +40,7 @@ from pipeline.tarfields import (
     _rechunk,
     _zeros,
 )
-from pipeline.tarrun import Plain, plain_run
+from pipeline.tarrun import plain_run
 
 __all__ = ["BLOCK", "CHUNK_BYTES", "EXTENSION_MAX", "Header", "Readable", "TarReader", "TarStreamError"]
 
@@ -94,7 +95,7 @@ class TarReader:
         self._current = header
         return header
 
-    def run(self) -> tuple[bytes, list[Plain]]:
+    def run(self) -> tuple[bytes, list[Raw]]:
         """The next members, as many as have a plain header (no extension) and lie whole in the
         bytes read ahead (most members of a source archive; see ``tarrun``): the buffer holding
         them, and each one's (name, type, size, offset of its content in that buffer). The
@@ -110,7 +111,7 @@ class TarReader:
         self._ahead.seek(pos)
         return buf, found
 
-    def listing(self) -> Iterator[Plain]:
+    def listing(self) -> Iterator[Raw]:
         """Every member left, as (name, type, size, offset): ``run`` where it can, else ``next``
         (offset 0); for a walk that reads no content."""
         while True:
