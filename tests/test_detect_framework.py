@@ -222,3 +222,19 @@ def test_trees_dropped_between_the_phases_are_parsed_again_to_the_same_tools(mon
     monkeypatch.setattr(detect, "KEEP_TREES_BYTES", 0)
     assert [corpus.detect_directory(case) for case in cases] == kept
     assert sum(len(found.tools) for found in kept) > 250
+
+
+def test_what_is_derived_from_a_tree_is_kept_until_the_tree_is_forgotten() -> None:
+    """A file read in both phases is queried once; forgetting its tree forgets what came from it."""
+    file = SourceFile("server.py", b"from mcp.server.fastmcp import FastMCP\n")
+    made: list[int] = []
+
+    def make() -> int:
+        made.append(file.tree.root_node.end_byte)
+        return len(made)
+
+    assert file.kept("query", make) == file.kept("query", make) == 1
+    assert file.kept("other", make) == 2
+    file.forget_tree()
+    assert file.kept("query", make) == 3
+    assert made == [39, 39, 39]

@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import re
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from pipeline.scan.detect.corpus import detect_files
 from pipeline.scan.detect.model import Tool
+from pipeline.scan.detect.python import imports_any
 
 
 def _tools(files: dict[str, str]) -> list[Tool]:
@@ -124,3 +130,17 @@ def test_a_wrapper_method_applied_as_a_call_is_one_wrapper_row() -> None:
     [tool] = _tools({"app.py": registry, "use.py": use})
     assert (tool.path, tool.tool_name, tool.sdk) == ("use.py", "lookup", "python-fastmcp")
     assert tool.via == "wrapper:Registry.tool"
+
+
+IMPORT_LINE = re.compile(
+    rb"(?m)^[ \t]*(?:from|import)[ \t][^\n]*(?:mcp|claude_agent_sdk|langchain|crewai|agents|pydantic_ai|strands"
+    rb"|agno|smolagents)"
+)
+_PIECES = st.sampled_from([b"from", b"import", b" ", b"\t", b"\n", b"\r", b"mcp", b"agents", b"strands", b"x", b".",
+                           b"fromage", b"#", b"agno", b"smol", b"langchain"])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_PIECES, max_size=30).map(b"".join))
+def test_imports_any_finds_exactly_what_the_import_line_expression_finds(source: bytes) -> None:
+    assert imports_any(source) == (IMPORT_LINE.search(source) is not None)

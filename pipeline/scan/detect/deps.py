@@ -53,6 +53,7 @@ class Dependencies:
     def __init__(self, found: list[Dependency] | None = None) -> None:
         self._by_name: dict[str, list[Dependency]] = {}
         self._memo: dict[tuple[tuple[str, ...], str | None], Dependency | None] = {}
+        self._named: dict[tuple[str, ...], list[Dependency]] = {}
         self.add(list(found or []))
 
     def add(self, found: list[Dependency]) -> None:
@@ -60,6 +61,7 @@ class Dependencies:
         for dep in found:
             self._by_name.setdefault(dep.name, []).append(dep)
         self._memo.clear()
+        self._named.clear()
 
     def find(self, names: tuple[str, ...], path: str | None = None) -> Dependency | None:
         """The dependency whose name is one of ``names`` (or starts with ``name/``): from the
@@ -72,23 +74,26 @@ class Dependencies:
 
     def _nearest(self, names: tuple[str, ...], path: str | None) -> Dependency | None:
         best: Dependency | None = None
-        for name, deps in self._by_name.items():
-            if not any(name == n or name.startswith(n + "/") for n in names):
-                continue
-            for dep in deps:
-                if path is None:
-                    return dep
-                if _holds(dep.directory, path) and (best is None or len(dep.directory) > len(best.directory)):
-                    best = dep
+        for dep in self._declaring(names):
+            if path is None:
+                return dep
+            if _holds(dep.directory, path) and (best is None or len(dep.directory) > len(best.directory)):
+                best = dep
         return best
+
+    def _declaring(self, names: tuple[str, ...]) -> list[Dependency]:
+        """Every dependency named one of ``names`` (or ``name/...``), in the order recorded."""
+        if names not in self._named:
+            self._named[names] = [dep for name, deps in self._by_name.items()
+                                  if any(name == n or name.startswith(n + "/") for n in names) for dep in deps]
+        return self._named[names]
 
     def version(self, names: tuple[str, ...], path: str) -> str | None:
         """The version declared by the nearest manifest holding ``path`` that gives one (a Cargo
         crate's ``rmcp = { workspace = true }`` takes the workspace root's version)."""
         key = (names, "version:" + path.rpartition("/")[0])
         if key not in self._memo:
-            holders = [d for name, deps in self._by_name.items() if any(name == n or name.startswith(n + "/")
-                       for n in names) for d in deps if d.version and _holds(d.directory, path)]
+            holders = [d for d in self._declaring(names) if d.version and _holds(d.directory, path)]
             self._memo[key] = max(holders, key=lambda d: len(d.directory)) if holders else None
         found = self._memo[key]
         return found.version if found else None

@@ -32,8 +32,11 @@ QUERY = tree_sitter.Query(
 
 def captures(file: SourceFile) -> dict[str, list[Node]]:
     """Every node of ``QUERY`` in ``file``, by capture name, in source order."""
-    found = tree_sitter.QueryCursor(QUERY).captures(file.tree.root_node)
-    return {name: sorted(nodes, key=lambda n: n.start_byte) for name, nodes in found.items()}
+    def run() -> dict[str, list[Node]]:
+        found = tree_sitter.QueryCursor(QUERY).captures(file.tree.root_node)
+        return {name: sorted(nodes, key=lambda n: n.start_byte) for name, nodes in found.items()}
+
+    return file.kept("php", run)
 
 
 @dataclass

@@ -46,15 +46,29 @@ from pipeline.scan.detect.source import SourceFile
 from pipeline.scan.detect.syntax import capture_map, compiled
 
 HINT_MARKERS, INDEX_MARKERS, DETECT_WORDS = markers.PYTHON_HINTS, markers.PYTHON_INDEX, markers.PYTHON_DETECT
-#: a file is read in phase 2 only if it imports something tool-related (lower-cased) ...
-DETECT_IMPORT = re.compile(
-    rb"(?m)^[ \t]*(?:from|import)[ \t][^\n]*(?:mcp|claude_agent_sdk|langchain|crewai|agents|pydantic_ai|strands"
-    rb"|agno|smolagents)"
-)
-#: ... and has the shape of a registration, a hint, or a class we exclude (or names a known wrapper)
+_IMPORT_KEYWORDS = (b"from ", b"from\t", b"import ", b"import\t")
+
+
+def imports_any(lower: bytes, words: tuple[bytes, ...] = DETECT_WORDS) -> bool:
+    """Whether a line of ``lower`` (lower-cased source) starting with ``from`` or ``import`` names
+    one of ``words`` (as ``(?m)^[ \\t]*(?:from|import)[ \\t][^\\n]*(?:word|...)`` would find, at twice
+    its speed: only the lines where a word occurs are looked at). A file is read in phase 2 only
+    if it imports something tool-related ..."""
+    for word in words:
+        at = lower.find(word)
+        while at != -1:
+            line = lower[lower.rfind(b"\n", 0, at) + 1 : at].lstrip(b" \t")
+            if line.startswith(_IMPORT_KEYWORDS):
+                return True
+            at = lower.find(word, at + 1)
+    return False
+
+
+#: ... and has the shape of a registration, a hint's name (client code reading one is recorded),
+#: or a class we exclude (or names a known wrapper); a word such as "type hint" is not enough
 DETECT_SHAPE = re.compile(
-    rb"@[\w.]*tool\b|tool\s*\(|\.tool\b|list_tools|from_function|function_tool|toolannotations|hint"
-    rb"|class (?:fastmcp|mcpserver)"
+    rb"@[\w.]*tool\b|tool\s*\(|\.tool\b|list_tools|from_function|function_tool|toolannotations|"
+    + b"|".join(HINT_MARKERS) + rb"|class (?:fastmcp|mcpserver)"
 )
 CLIENT_NAMES = ("ClientSession", "Client", "client")
 
@@ -76,7 +90,8 @@ _QUERY = """
 
 def captures(file: SourceFile) -> dict[str, list[Node]]:
     """Every node of interest in ``file``, by capture name, in source order."""
-    return capture_map(compiled("tree_sitter_python", "language", _QUERY), file.tree.root_node)
+    query = compiled("tree_sitter_python", "language", _QUERY)
+    return file.kept(_QUERY, lambda: capture_map(query, file.tree.root_node))
 
 
 _HINT_WORDS, _INDEX_WORDS = markers.words(HINT_MARKERS), markers.words(INDEX_MARKERS)
@@ -104,7 +119,7 @@ class PythonDetector:
         if not self._wrapper_markers:
             self._wrapper_markers = self._wrapper_uses() or (b"\0",)
         own_type = file.has_any(("class toolannotations",))
-        imports = file.has_any(_DETECT_WORDS) and DETECT_IMPORT.search(file.lower)
+        imports = file.has_any(_DETECT_WORDS) and imports_any(file.lower)
         if not (own_type or (imports and DETECT_SHAPE.search(file.lower)) or self._wrapped(file)):
             return
         found = captures(file)

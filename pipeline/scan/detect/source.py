@@ -8,12 +8,14 @@ created once per process and language.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any
+from typing import Any, TypeVar
 
 import tree_sitter
+
+T = TypeVar("T")
 
 #: extension -> (language, grammar module, function returning the language)
 GRAMMARS: dict[str, tuple[str, str, str]] = {
@@ -72,6 +74,7 @@ class SourceFile:
     """the words the scan looked for (``Detector.prefilter_words``)."""
     _lower: bytes | None = field(default=None, repr=False)
     _tree: Any = field(default=None, repr=False)
+    _kept: dict[str, Any] = field(default_factory=dict, repr=False)
 
     def has_any(self, words: Iterable[str]) -> bool:
         """Whether the file contains one of ``words`` (lower-case), ignoring ASCII case: a set
@@ -111,6 +114,16 @@ class SourceFile:
         """The 1-based line where ``node`` starts."""
         return node.start_point[0] + 1
 
+    def kept(self, key: str, make: Callable[[], T]) -> T:
+        """``make()``, computed once per ``key`` while the syntax tree is kept: a file read in
+        both phases is queried once. What ``make`` returns is shared, so callers only read it."""
+        if key not in self._kept:
+            self._kept[key] = make()
+        made: T = self._kept[key]
+        return made
+
     def forget_tree(self) -> None:
-        """Drop the syntax tree to free memory; it is parsed again if needed."""
+        """Drop the syntax tree (and what ``kept`` derived from it) to free memory; it is parsed
+        again if needed."""
         self._tree = None
+        self._kept.clear()

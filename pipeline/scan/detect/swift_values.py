@@ -35,7 +35,7 @@ def query() -> tree_sitter.Query:
 
 def captures(file: SourceFile) -> dict[str, list[Node]]:
     """Every capture of ``QUERY`` in ``file``, in source order."""
-    return capture_map(query(), file.tree.root_node)
+    return file.kept("swift", lambda: capture_map(query(), file.tree.root_node))
 
 
 def callee(file: SourceFile, call: Node) -> str:

@@ -57,7 +57,7 @@ _DECLARED = re.compile(
 def captures(file: SourceFile, source: str = _CALLS) -> dict[str, list[Node]]:
     """Calls and ``new`` expressions of ``file`` (or what another query ``source`` captures)."""
     _, module, function = GRAMMARS[extension(file.path)]
-    return capture_map(compiled(module, function, source), file.tree.root_node)
+    return file.kept(source, lambda: capture_map(compiled(module, function, source), file.tree.root_node))
 
 
 @dataclass(frozen=True)
