@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from pipeline.scan.detect.corpus import detect_files
 from pipeline.scan.detect.model import Tool
-from pipeline.scan.detect.python import imports_any
+from pipeline.scan.detect.python import has_shape, imports_any
 
 
 def _tools(files: dict[str, str]) -> list[Tool]:
@@ -144,3 +144,18 @@ _PIECES = st.sampled_from([b"from", b"import", b" ", b"\t", b"\n", b"\r", b"mcp"
 @given(st.lists(_PIECES, max_size=30).map(b"".join))
 def test_imports_any_finds_exactly_what_the_import_line_expression_finds(source: bytes) -> None:
     assert imports_any(source) == (IMPORT_LINE.search(source) is not None)
+
+
+SHAPE = re.compile(
+    rb"@[\w.]*tool\b|tool\s*\(|\.tool\b|list_tools|from_function|function_tool|toolannotations|readonlyhint"
+    rb"|read_only_hint|destructivehint|destructive_hint|idempotenthint|idempotent_hint|openworldhint|open_world_hint"
+    rb"|class (?:fastmcp|mcpserver)"
+)
+_SHAPE_PIECES = st.sampled_from([b"tool", b"tools", b"@", b".", b"(", b" ", b"\n", b"\t", b"x", b"_", b"9", b"-",
+                                 b"mcp", b"list_tools", b"hint", b"readonlyhint", b"class fastmcp", b"@mcp.", b"\xff"])
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(_SHAPE_PIECES, max_size=25).map(b"".join))
+def test_has_shape_finds_exactly_what_the_shape_expression_finds(source: bytes) -> None:
+    assert has_shape(source) == (SHAPE.search(source) is not None)

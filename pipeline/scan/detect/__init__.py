@@ -193,8 +193,11 @@ class Detector:
             self._guarded(file, index)
             if not keep_trees:
                 file.forget_tree()
-        for file in files:
+        for file in files:  # a detector may read another file's tree: kept trees stay to the end
             yield from (self._versioned(t) for t in self._guarded(file, detector.detect))
+            if not keep_trees:
+                file.forget_tree()
+        for file in files:
             file.forget_tree()
 
     def _guarded(self, file: SourceFile, phase: Callable[[SourceFile], Iterable[Tool | Exclusion]]) -> list[Tool]:

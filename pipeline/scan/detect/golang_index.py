@@ -141,8 +141,12 @@ class Project:
         self.owned.add((scope.file.path, unit.node.start_byte))
 
     def finish(self) -> None:
-        """Read every wrapper's tool once all presets are known (re-parses the wrappers' files)."""
+        """Read every wrapper's tool once all presets are known (parsing again the wrappers' files
+        whose trees were dropped; those are dropped again at the end, the others kept)."""
+        dropped: dict[str, SourceFile] = {}
         for wrapper in (w for same_name in self.wrappers.values() for w in same_name):
+            if not wrapper.file.parsed:
+                dropped[wrapper.file.path] = wrapper.file
             start, end = wrapper.unit.node.start_byte, wrapper.unit.node.end_byte
             node = wrapper.file.tree.root_node.descendant_for_byte_range(start, end)
             while node is not None and node.type != wrapper.unit.node.type:
@@ -151,7 +155,8 @@ class Project:
                 body = (node.child_by_field_name("body") or node) if wrapper.unit.body is not None else None
                 unit = Unit(node, wrapper.unit.sdk, wrapper.unit.kind, body)
                 wrapper.reading = read_unit(self.scope(wrapper.file, wrapper.imports, wrapper.params), unit)
-            wrapper.file.forget_tree()
+        for file in dropped.values():
+            file.forget_tree()
         self._names = tuple(n.lower().encode() for n in self.wrappers)
 
     def wrapper(self, path: str, operand: str | None, name: str, count: int) -> Wrapper | None:

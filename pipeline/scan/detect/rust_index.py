@@ -51,9 +51,12 @@ def captures(file: SourceFile) -> dict[str, list[Node]]:
     tree-sitter leaves macro bodies as token trees, so ``vec![Tool::new(..), ..]`` would hide its
     tools: ``vec!`` is blanked to spaces (same offsets and lines) and the array parsed as code.
     """
-    root = file.tree.root_node if b"vec!" not in file.data else parser_for("tree_sitter_rust", "language").parse(
-        _VEC.sub(b"    ", file.data)).root_node
-    return capture_map(query(), root)
+    def run() -> dict[str, list[Node]]:
+        root = file.tree.root_node if b"vec!" not in file.data else parser_for("tree_sitter_rust", "language").parse(
+            _VEC.sub(b"    ", file.data)).root_node
+        return capture_map(query(), root)
+
+    return file.kept("rust", run)
 
 
 @dataclass(frozen=True)

@@ -104,6 +104,11 @@ class SourceFile:
         tree: tree_sitter.Tree = self._tree
         return tree
 
+    @property
+    def parsed(self) -> bool:
+        """Whether the syntax tree is in memory (parsed and not forgotten)."""
+        return self._tree is not None
+
     def text(self, node: tree_sitter.Node | None) -> str:
         """The source text of ``node`` ('' for ``None``), undecodable bytes replaced."""
         if node is None:
