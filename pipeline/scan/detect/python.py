@@ -65,24 +65,30 @@ def imports_any(lower: bytes, words: tuple[bytes, ...] = DETECT_WORDS) -> bool:
 
 
 #: ... and has the shape of a registration, a hint's name (client code reading one is recorded),
-#: or a class we exclude (or names a known wrapper); a word such as "type hint" is not enough:
-#: one of these words, ``tool\s*\(``, ``\.tool\b`` or ``@[\w.]*tool\b`` (``has_shape``)
+#: or a class we exclude (or names a known wrapper); a word such as "type hint" is not enough.
+#: The shapes are those ``_QUERY`` can turn into a row: a call of ``.tool`` / ``.add_tool`` or
+#: of a name ending in ``Tool`` (case matters, as in the query), a decorator ``@...tool``, or
+#: ``.tool`` read as a value (not ``mock.tool.called`` or ``mock.tool = ...`` in a test);
+#: ``handler.call_tool(...)`` has none of them (``has_shape``)
 SHAPE_WORDS = (b"list_tools", b"from_function", b"function_tool", b"toolannotations", *HINT_MARKERS,
                b"class fastmcp", b"class mcpserver")
 _CALL_AFTER = re.compile(rb"\s*\(")
+_ACCESS_AFTER = re.compile(rb"\s*[.=]")
 _DECORATOR = re.compile(rb"@[\w.]*tool\b")
 _WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 
 
-def has_shape(lower: bytes) -> bool:
-    """Whether lower-cased source has the shape described above. The expressions are tried only
-    where ``tool`` or ``@`` occurs: one alternation of them all is three times slower, since its
-    first characters are common letters."""
+def has_shape(lower: bytes, data: bytes) -> bool:
+    """Whether source (``data``, and ``lower``: the same lower-cased) has a shape described
+    above. Expressions are tried only where ``tool`` or ``@`` occurs: one alternation of them
+    all is three times slower, since its first characters are common letters."""
     at = lower.find(b"tool")
     while at != -1:
         end = at + 4
-        dotted = lower[at - 1 : at] == b"." and (end == len(lower) or lower[end] not in _WORD_BYTES)
-        if dotted or _CALL_AFTER.match(lower, end):
+        dotted = lower[at - 1 : at] == b"."
+        if _CALL_AFTER.match(lower, end) and (dotted or lower[at - 5 : at] == b".add_" or data[at:end] == b"Tool"):
+            return True
+        if dotted and (end == len(lower) or lower[end] not in _WORD_BYTES) and not _ACCESS_AFTER.match(lower, end):
             return True
         at = lower.find(b"tool", at + 1)
     if any(word in lower for word in SHAPE_WORDS):
@@ -145,7 +151,7 @@ class PythonDetector:
             self._wrapper_markers = self._wrapper_uses() or (b"\0",)
         own_type = file.has_any(("class toolannotations",))
         imports = file.has_any(_DETECT_WORDS) and imports_any(file.lower)
-        if not (own_type or (imports and has_shape(file.lower)) or self._wrapped(file)):
+        if not (own_type or (imports and has_shape(file.lower, file.data)) or self._wrapped(file)):
             return
         found = captures(file)
         excluded = self._excluded(file, found)
