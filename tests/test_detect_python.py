@@ -172,3 +172,17 @@ def test_calls_of_other_tools_and_mocks_of_tool_are_not_shapes() -> None:
     for text in (b"mcp.tool(fn)", b"server.add_tool(fn)", b"StructuredTool(name='x')", b"@ mcp.tool\ndef f(): ...",
                  b"register = mcp.tool"):
         assert has_shape(text.lower(), text), text
+
+
+def test_a_client_listing_tools_teaches_phase_one_nothing() -> None:
+    """A test client that calls ``session.list_tools()`` is not read in phase 1, so its own
+    ``NAME`` constant does not make the server's ambiguous; a tool-list handler still is read."""
+    server = ("from mcp.server.fastmcp import FastMCP\nNAME = 'search'\nmcp = FastMCP('x')\n\n"
+              "@mcp.tool(name=NAME)\ndef find(): ...\n")
+    client = "NAME = 'other'\n\nasync def check(session):\n    return await session.list_tools()\n"
+    [tool] = _tools({"server.py": server, "tests/test_client.py": client})
+    assert tool.tool_name == "search"
+    lowlevel = ("from mcp.server.lowlevel import Server\nfrom mcp import types\nserver = Server('x')\n"
+                "TOOLS = [types.Tool(name='a', inputSchema={}), types.Tool(name='b', inputSchema={})]\n\n"
+                "@server.list_tools()\nasync def handle():\n    return TOOLS\n")
+    assert [t.tool_name for t in _tools({"s.py": lowlevel})] == ["a", "b"]

@@ -126,6 +126,9 @@ def captures(file: SourceFile) -> dict[str, list[Node]]:
 
 
 _HINT_WORDS, _INDEX_WORDS = markers.words(HINT_MARKERS), markers.words(INDEX_MARKERS)
+_INDEX_BUT_LIST = tuple(word for word in _INDEX_WORDS if word != "list_tools")
+#: a tool-list handler: ``@server.list_tools()`` (what phase 1 reads), not ``session.list_tools()``
+_LIST_HANDLER = re.compile(rb"@[^\n]*\.list_tools\(")
 _DETECT_WORDS = markers.words(DETECT_WORDS)
 
 
@@ -139,7 +142,7 @@ class PythonDetector:
 
     def index(self, file: SourceFile) -> None:
         """Phase 1: learn constants, presets, helpers, module objects and wrappers."""
-        if not file.has_any(_HINT_WORDS) and not file.has_any(_INDEX_WORDS):
+        if not _indexed(file):
             return
         found = captures(file)
         scope = build_scope(file, found, self.project)
@@ -217,6 +220,16 @@ def _defines_method(data: bytes, node: Node, method: str) -> bool:
                 text(data, definition.child_by_field_name("name")) == method:
             return True
     return False
+
+
+def _indexed(file: SourceFile) -> bool:
+    """Whether phase 1 can learn something from ``file``: it names a hint, a registration or a
+    server (``INDEX_MARKERS``); ``list_tools`` counts only in a handler (``_LIST_HANDLER``,
+    ``on_list_tools=``), since a client calling ``session.list_tools()`` defines nothing."""
+    if file.has_any(_HINT_WORDS) or file.has_any(_INDEX_BUT_LIST):
+        return True
+    lower = file.lower
+    return file.has_any(("list_tools",)) and (b"on_list_tools" in lower or _LIST_HANDLER.search(lower) is not None)
 
 
 def _client_code(file: SourceFile, scope: Scope) -> bool:
