@@ -106,8 +106,7 @@ class _Pass:
         self.content += sum(size for _, _, size, _ in files)
         chosen = {*counts, *words, *notes.candidates(files, buffer)}
         if self.detector is not None:  # package manifests reach it whatever they hold
-            reads = self.detector.always_reads
-            chosen.update(i for i, (name, _, _, _) in enumerate(files) if reads(name))
+            chosen.update(self.detector.manifests([item[0] for item in files]))
         for span in sorted(chosen):
             name, _, size, offset = files[span]
             path = path_of(name, top)

@@ -123,10 +123,15 @@ class Detector:
             return False
         return role is not None
 
-    def always_reads(self, path: str | bytes) -> bool:
-        """Whether ``add`` reads this file whatever words it holds (a package manifest); ``path``
-        may be a raw tar member name."""
-        return deps.is_manifest_name(path) if isinstance(path, bytes) else deps.is_manifest(path)
+    def always_reads(self, path: str) -> bool:
+        """Whether ``add`` reads this file whatever words it holds (a package manifest)."""
+        return deps.is_manifest(path)
+
+    def manifests(self, names: Iterable[bytes]) -> list[int]:
+        """The positions in ``names`` (raw tar member names) of the files ``always_reads``: one
+        test of each name's ending, the full check only for the few that pass it."""
+        endings = deps.MANIFEST_ENDINGS
+        return [i for i, name in enumerate(names) if name.endswith(endings) and deps.is_manifest_name(name)]
 
     def prefilter_words(self) -> tuple[str, ...]:
         """Lower-case words the scan looks for in each wanted file and reports to ``add``: a file
