@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import re
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from pipeline.scan.detect.corpus import detect_files
 from pipeline.scan.detect.model import Tool
+from pipeline.scan.detect.typescript_index import DECLARED_NAMES
 
 SDK = 'import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";\n'
 
@@ -66,3 +72,17 @@ def test_openclaw_manifest_needs_the_agent_tool_shape_and_no_mcp_sdk() -> None:
     nested = {"package.json": claw, "s/package.json": mcp, "s/w.ts": wire, "s/echo.ts": _CLAW_TOOL,
               "s/srv.ts": SDK + 'server.registerTool("x", { annotations: { readOnlyHint: true } }, cb);\n'}
     assert [(t.tool_name, t.sdk) for t in _tools(nested)] == [("x", "ts-mcp")]
+
+
+PLAIN_DECLARED = re.compile(
+    rb"""\b(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*(?::[^=;]{1,200})?=\s*(?:[\[{"'`(]|async\b|function\b)"""
+    rb"""|\bfunction\s*\*?\s*([A-Za-z_$][\w$]*)"""
+)
+_TS_PIECES = st.sampled_from([b"const", b"let", b"var", b"function", b"async", b" ", b"\n", b"x", b"$", b"_", b"=",
+                              b"{", b"[", b"'", b"(", b":", b";", b"*", b"fun", b"c", b"l", b"v", b"f", b"9", b"."])
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.lists(_TS_PIECES, max_size=25).map(b"".join))
+def test_declared_names_are_those_of_the_plain_expression(source: bytes) -> None:
+    assert DECLARED_NAMES.findall(source) == PLAIN_DECLARED.findall(source)

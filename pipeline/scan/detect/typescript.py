@@ -222,9 +222,11 @@ def _sees(file: SourceFile, name: str, function: Ref) -> bool:
 
 
 def _exclusion(file: SourceFile, imports: Imports) -> Exclusion | None:
-    if _SDK_CLASS.search(file.data) and _SDK_METHOD.search(file.data):
+    lower = file.lower  # the expressions run only where their names occur
+    sdk_class = (b"mcpserver" in lower or b"fastmcp" in lower) and _SDK_CLASS.search(file.data)
+    if sdk_class and _SDK_METHOD.search(file.data):
         return Exclusion(file.path, "sdk-source", "defines the McpServer/FastMCP registration API")
-    if (own := _OWN_TYPE.search(file.data)) is not None:
+    if b"toolannotations" in lower and (own := _OWN_TYPE.search(file.data)) is not None:
         return Exclusion(file.path, "type-definition", f"declares {own.group(1).decode()}")
     server = any(m in file.lower for m in (b"new mcpserver(", b"new fastmcp(", b"createmcphandler("))
     if imports.mcp_client and not (imports.mcp_server_proper or server) and any(h in file.lower for h in _HINTS):

@@ -61,6 +61,8 @@ def openclaw_types(data: bytes) -> frozenset[str]:
 
 def imports_openclaw_type(path: str, data: bytes, declared: dict[str, frozenset[str]]) -> bool:
     """Whether the file imports, from a relative module, a type that module declares with OpenClaw's."""
+    if not declared:
+        return False
     for names, spec in _FROM_RELATIVE.findall(data):
         key = module_key(normpath(join(dirname(path), spec.decode("utf-8", "replace"))))
         if key in declared and declared[key] & set(_names(names)):
