@@ -31,7 +31,7 @@ GOLANG_PACKAGE = "github.com/metoro-io/mcp-golang"
 IMPORT_MARKERS = (b"github.com/modelcontextprotocol/go-sdk", b"github.com/mark3labs/mcp-go",
                   b"github.com/metoro-io/mcp-golang")
 #: lower-cased text of a tool definition: without it, an SDK file defines no tool
-UNIT_MARKER = re.compile(rb"\.tool\s*\{|\.newtool|\.registertool\s*\(")
+UNIT_MARKER = re.compile(rb"\.tool\s*\{|\.newtool(?:withrawschema)?\s*\(|\.registertool\s*\(")
 #: lower-cased text of what phase 1 learns, each (pattern, what must end just before it): a preset
 #: ``x = &mcp.ToolAnnotations{`` / ``return mcp.ToolAnnotation{``, a ``tool mcp.Tool`` parameter, a
 #: tool named by a variable (``Name: name``, ``mcp.NewTool(name``). Patterns start with a literal: fast.
