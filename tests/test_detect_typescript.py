@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from pipeline.scan.detect.corpus import detect_files
 from pipeline.scan.detect.model import Tool
+from pipeline.scan.detect.typescript import has_identifier
 from pipeline.scan.detect.typescript_index import DECLARED_NAMES
 
 SDK = 'import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";\n'
@@ -86,3 +87,15 @@ _TS_PIECES = st.sampled_from([b"const", b"let", b"var", b"function", b"async", b
 @given(st.lists(_TS_PIECES, max_size=25).map(b"".join))
 def test_declared_names_are_those_of_the_plain_expression(source: bytes) -> None:
     assert DECLARED_NAMES.findall(source) == PLAIN_DECLARED.findall(source)
+
+
+def test_a_client_calling_tools_is_not_parsed_for_registrations() -> None:
+    """``client.callTool(`` names no registration form: the file is left unparsed and gives no row,
+    while ``server.tool(`` in the same shape of file is read."""
+    client = 'import { Client } from "@modelcontextprotocol/sdk/client/index.js";\n' \
+             'export async function run(client: Client) { return client.callTool({ name: "x" }); }\n'
+    assert has_identifier(client.encode(), b"tool") is False
+    assert _tools({"c.ts": client}) == []
+    server = SDK + 'const s = new McpServer({ name: "x", version: "1" });\n' \
+                   's.tool("ping", async () => ({ content: [] }));\n'
+    assert [t.tool_name for t in _tools({"s.ts": server})] == ["ping"]

@@ -100,9 +100,13 @@ class TypeScriptDetector:
             imports_openclaw_type(file.path, file.data, self._project.openclaw_types)
 
     def _calls_a_form(self, file: SourceFile) -> bool:
-        if file.has_any(_CALL_MARKERS_WORDS):
-            return True
-        return any(name.lower().encode() in file.lower for name in self._project.wrappers)
+        """Whether ``file`` may hold a call ``_rows`` captures: the query compares callee names
+        exactly, so one of ``_FORMS`` or a wrapper's name must occur as a whole identifier
+        (``client.callTool(`` names no form), after a cheap look for the lower-cased markers."""
+        wrappers = self._project.wrappers
+        if not (file.has_any(_CALL_MARKERS_WORDS) or any(name.lower().encode() in file.lower for name in wrappers)):
+            return False
+        return any(has_identifier(file.data, name.encode()) for name in (*_FORMS, *wrappers))
 
     def _wanted(self, file: SourceFile) -> bool:
         if file.has_any(_DETECT_MARKERS_WORDS):
@@ -219,6 +223,21 @@ def _sees(file: SourceFile, name: str, function: Ref) -> bool:
         return True
     pattern = rb"(?:\bimport\b[^;]*\b%s\b[^;]*\bfrom\b|\b%s\b[^;=]*=\s*require\s*\()" % ((name.encode(),) * 2)
     return re.search(pattern, file.data) is not None
+
+
+_IDENTIFIER_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$")
+
+
+def has_identifier(data: bytes, name: bytes) -> bool:
+    """Whether ``name`` occurs in ``data`` with no identifier character on either side."""
+    at = data.find(name)
+    while at != -1:
+        end = at + len(name)
+        before, after = data[at - 1 : at], data[end : end + 1]
+        if (not before or before[0] not in _IDENTIFIER_BYTES) and (not after or after[0] not in _IDENTIFIER_BYTES):
+            return True
+        at = data.find(name, at + 1)
+    return False
 
 
 def _exclusion(file: SourceFile, imports: Imports) -> Exclusion | None:
