@@ -12,6 +12,9 @@ PYTHON_HINTS = (b"readonlyhint", b"read_only_hint", b"destructivehint", b"destru
                 b"idempotent_hint", b"openworldhint", b"open_world_hint")
 #: (with a hint spelling) a file is indexed only if it holds one of these lower-cased bytes
 PYTHON_INDEX = (b".tool(", b"add_tool(", b"toolannotations", b"list_tools", b"fastmcp(", b"mcpserver(", b"pydantic_ai")
+#: the words of a registration's shape (the rest are expressions: ``python.has_call_shape``)
+PYTHON_SHAPE = (b"list_tools", b"from_function", b"function_tool", b"toolannotations", b"class fastmcp",
+                b"class mcpserver")
 #: one of these must be in the file before its imports are read (a plain search is faster)
 PYTHON_DETECT = (b"mcp", b"agents", b"claude_agent_sdk", b"langchain", b"crewai", b"pydantic_ai", b"strands",
                  b"agno", b"smolagents")
@@ -40,6 +43,7 @@ def words(markers: tuple[bytes, ...]) -> tuple[str, ...]:
 
 #: language -> the words its detector reads with ``SourceFile.has_any``
 PREFILTER: dict[str, tuple[str, ...]] = {
-    "python": (*words(PYTHON_HINTS), *words(PYTHON_INDEX), *words(PYTHON_DETECT), "class toolannotations"),
+    "python": (*words(PYTHON_HINTS), *words(PYTHON_INDEX), *words(PYTHON_DETECT), *words(PYTHON_SHAPE),
+               "class toolannotations"),
     "typescript": (*words((*TS_INDEX, b"execute", b"createtool")), *words(TS_DETECT), *words(TS_CALLS)),
 }

@@ -69,19 +69,19 @@ def imports_any(lower: bytes, words: tuple[bytes, ...] = DETECT_WORDS) -> bool:
 #: The shapes are those ``_QUERY`` can turn into a row: a call of ``.tool`` / ``.add_tool`` or
 #: of a name ending in ``Tool`` (case matters, as in the query), a decorator ``@...tool``, or
 #: ``.tool`` read as a value (not ``mock.tool.called`` or ``mock.tool = ...`` in a test);
-#: ``handler.call_tool(...)`` has none of them (``has_shape``)
-SHAPE_WORDS = (b"list_tools", b"from_function", b"function_tool", b"toolannotations", *HINT_MARKERS,
-               b"class fastmcp", b"class mcpserver")
+#: ``handler.call_tool(...)`` has none of them (``SHAPE_WORDS``, ``has_call_shape``)
+SHAPE_WORDS = (*markers.PYTHON_SHAPE, *HINT_MARKERS)
 _CALL_AFTER = re.compile(rb"\s*\(")
 _ACCESS_AFTER = re.compile(rb"\s*[.=]")
 _DECORATOR = re.compile(rb"@[\w.]*tool\b")
 _WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 
 
-def has_shape(lower: bytes, data: bytes) -> bool:
-    """Whether source (``data``, and ``lower``: the same lower-cased) has a shape described
-    above. Expressions are tried only where ``tool`` or ``@`` occurs: one alternation of them
-    all is three times slower, since its first characters are common letters."""
+def has_call_shape(lower: bytes, data: bytes) -> bool:
+    """Whether source (``data``, and ``lower``: the same lower-cased) has a call or decorator
+    shape described above; with ``SHAPE_WORDS`` (which the scan finds) that is the whole shape.
+    The expressions are tried only where ``tool`` or ``@`` occurs: one alternation of them all is
+    three times slower, since its first characters are common letters."""
     at = lower.find(b"tool")
     while at != -1:
         end = at + 4
@@ -91,8 +91,6 @@ def has_shape(lower: bytes, data: bytes) -> bool:
         if dotted and (end == len(lower) or lower[end] not in _WORD_BYTES) and not _ACCESS_AFTER.match(lower, end):
             return True
         at = lower.find(b"tool", at + 1)
-    if any(word in lower for word in SHAPE_WORDS):
-        return True
     at = lower.find(b"@")
     while at != -1:
         if _DECORATOR.match(lower, at):
@@ -126,6 +124,7 @@ def captures(file: SourceFile) -> dict[str, list[Node]]:
 
 
 _HINT_WORDS, _INDEX_WORDS = markers.words(HINT_MARKERS), markers.words(INDEX_MARKERS)
+_SHAPE_WORDS = markers.words(SHAPE_WORDS)
 _INDEX_BUT_LIST = tuple(word for word in _INDEX_WORDS if word != "list_tools")
 #: a tool-list handler: ``@server.list_tools()`` (what phase 1 reads), not ``session.list_tools()``
 _LIST_HANDLER = re.compile(rb"@[^\n]*\.list_tools\(")
@@ -154,7 +153,7 @@ class PythonDetector:
             self._wrapper_markers = self._wrapper_uses() or (b"\0",)
         own_type = file.has_any(("class toolannotations",))
         imports = file.has_any(_DETECT_WORDS) and imports_any(file.lower)
-        if not (own_type or (imports and has_shape(file.lower, file.data)) or self._wrapped(file)):
+        if not (own_type or (imports and _shaped(file)) or self._wrapped(file)):
             return
         found = captures(file)
         excluded = self._excluded(file, found)
@@ -220,6 +219,10 @@ def _defines_method(data: bytes, node: Node, method: str) -> bool:
                 text(data, definition.child_by_field_name("name")) == method:
             return True
     return False
+
+
+def _shaped(file: SourceFile) -> bool:
+    return file.has_any(_SHAPE_WORDS) or has_call_shape(file.lower, file.data)
 
 
 def _indexed(file: SourceFile) -> bool:
