@@ -202,8 +202,9 @@ class Detector:
             yield from (self._versioned(t) for t in self._guarded(file, detector.detect))
             if not keep_trees:
                 file.forget_tree()
-        for file in files:
-            file.forget_tree()
+        if keep_trees:
+            for file in files:
+                file.forget_tree()
 
     def _guarded(self, file: SourceFile, phase: Callable[[SourceFile], Iterable[Tool | Exclusion]]) -> list[Tool]:
         """Run one phase over one file; a detector failure leaves that file out, with the reason."""
