@@ -128,10 +128,8 @@ class Detector:
         return deps.is_manifest(path)
 
     def manifests(self, names: Iterable[bytes]) -> list[int]:
-        """The positions in ``names`` (raw tar member names) of the files ``always_reads``: one
-        test of each name's ending, the full check only for the few that pass it."""
-        endings = deps.MANIFEST_ENDINGS
-        return [i for i, name in enumerate(names) if name.endswith(endings) and deps.is_manifest_name(name)]
+        """The positions in ``names`` (raw tar member names) of the files ``always_reads``."""
+        return deps.manifest_positions(names)
 
     def prefilter_words(self) -> tuple[str, ...]:
         """Lower-case words the scan looks for in each wanted file and reports to ``add``: a file

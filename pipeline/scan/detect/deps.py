@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from posixpath import basename, dirname
 
@@ -229,9 +229,12 @@ MANIFEST_ENDINGS = (*(name.encode() for name in _EXACT), b".csproj", b".fsproj",
                     b".in")
 
 
-def is_manifest_name(name: bytes) -> bool:
-    """``is_manifest`` for a raw tar member name (undecodable bytes as in ``entries.path_of``)."""
-    return name.endswith(MANIFEST_ENDINGS) and is_manifest(name.decode("utf-8", "backslashreplace"))
+def manifest_positions(names: Iterable[bytes]) -> list[int]:
+    """The positions in ``names`` (raw tar member names, undecodable bytes as in
+    ``entries.path_of``) of the package manifests (``is_manifest``): one test of each name's
+    ending, the full check only for the few that pass it."""
+    return [i for i, name in enumerate(names)
+            if name.endswith(MANIFEST_ENDINGS) and is_manifest(name.decode("utf-8", "backslashreplace"))]
 
 
 def _parser_for(name: str) -> Callable[[str], Parsed] | None:

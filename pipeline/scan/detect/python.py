@@ -43,7 +43,7 @@ from pipeline.scan.detect.python_index import ProjectIndex
 from pipeline.scan.detect.python_rules import KNOWN_ROOTS, fallback
 from pipeline.scan.detect.python_scope import Node, Scope, classify, last_name, string_value, text
 from pipeline.scan.detect.source import SourceFile
-from pipeline.scan.detect.syntax import capture_map, compiled
+from pipeline.scan.detect.syntax import capture_map, compiled, occurrences
 
 HINT_MARKERS, INDEX_MARKERS, DETECT_WORDS = markers.PYTHON_HINTS, markers.PYTHON_INDEX, markers.PYTHON_DETECT
 _IMPORT_KEYWORDS = (b"from ", b"from\t", b"import ", b"import\t")
@@ -54,14 +54,8 @@ def imports_any(lower: bytes, words: tuple[bytes, ...] = DETECT_WORDS) -> bool:
     one of ``words`` (as ``(?m)^[ \\t]*(?:from|import)[ \\t][^\\n]*(?:word|...)`` would find, at twice
     its speed: only the lines where a word occurs are looked at). A file is read in phase 2 only
     if it imports something tool-related ..."""
-    for word in words:
-        at = lower.find(word)
-        while at != -1:
-            line = lower[lower.rfind(b"\n", 0, at) + 1 : at].lstrip(b" \t")
-            if line.startswith(_IMPORT_KEYWORDS):
-                return True
-            at = lower.find(word, at + 1)
-    return False
+    return any(lower[lower.rfind(b"\n", 0, at) + 1 : at].lstrip(b" \t").startswith(_IMPORT_KEYWORDS)
+               for word in words for at in occurrences(lower, word))
 
 
 #: ... and has the shape of a registration, a hint's name (client code reading one is recorded),
@@ -82,21 +76,14 @@ def has_call_shape(lower: bytes, data: bytes) -> bool:
     shape described above; with ``SHAPE_WORDS`` (which the scan finds) that is the whole shape.
     The expressions are tried only where ``tool`` or ``@`` occurs: one alternation of them all is
     three times slower, since its first characters are common letters."""
-    at = lower.find(b"tool")
-    while at != -1:
+    for at in occurrences(lower, b"tool"):
         end = at + 4
         dotted = lower[at - 1 : at] == b"."
         if _CALL_AFTER.match(lower, end) and (dotted or lower[at - 5 : at] == b".add_" or data[at:end] == b"Tool"):
             return True
         if dotted and (end == len(lower) or lower[end] not in _WORD_BYTES) and not _ACCESS_AFTER.match(lower, end):
             return True
-        at = lower.find(b"tool", at + 1)
-    at = lower.find(b"@")
-    while at != -1:
-        if _DECORATOR.match(lower, at):
-            return True
-        at = lower.find(b"@", at + 1)
-    return False
+    return any(_DECORATOR.match(lower, at) for at in occurrences(lower, b"@"))
 
 
 CLIENT_NAMES = ("ClientSession", "Client", "client")

@@ -29,6 +29,15 @@ def capture_map(query: tree_sitter.Query, node: Node) -> dict[str, list[Node]]:
     return {name: sorted(set(nodes), key=lambda n: n.start_byte) for name, nodes in found.items()}
 
 
+def occurrences(data: bytes, needle: bytes) -> Iterator[int]:
+    """Every offset where ``needle`` starts in ``data``, overlapping ones included: the cheap
+    prefilters look at a word's surroundings only where the word is."""
+    at = data.find(needle)
+    while at != -1:
+        yield at
+        at = data.find(needle, at + 1)
+
+
 def enclosing(node: Node, types: Iterable[str]) -> Node | None:
     """The nearest node above ``node`` whose type is one of ``types`` (e.g. the function around it)."""
     wanted = frozenset(types)

@@ -34,6 +34,7 @@ from pipeline.scan.detect.deps import Dependencies
 from pipeline.scan.detect.model import Exclusion, Tool
 from pipeline.scan.detect.sdks import SDKS
 from pipeline.scan.detect.source import SourceFile
+from pipeline.scan.detect.syntax import occurrences
 from pipeline.scan.detect.typescript_annotations import Resolver, ToolInfo, bind, tool_info
 from pipeline.scan.detect.typescript_imports import MARKERS, Imports, imports_of
 from pipeline.scan.detect.typescript_index import ProjectIndex, captures
@@ -230,14 +231,14 @@ _IDENTIFIER_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUV
 
 def has_identifier(data: bytes, name: bytes) -> bool:
     """Whether ``name`` occurs in ``data`` with no identifier character on either side."""
-    at = data.find(name)
-    while at != -1:
-        end = at + len(name)
-        before, after = data[at - 1 : at], data[end : end + 1]
-        if (not before or before[0] not in _IDENTIFIER_BYTES) and (not after or after[0] not in _IDENTIFIER_BYTES):
-            return True
-        at = data.find(name, at + 1)
-    return False
+    size = len(name)
+    return any(_outside_identifier(data[at - 1 : at]) and _outside_identifier(data[at + size : at + size + 1])
+               for at in occurrences(data, name))
+
+
+def _outside_identifier(char: bytes) -> bool:
+    """Whether a one-byte slice (empty at either end of the data) cannot continue an identifier."""
+    return not char or char[0] not in _IDENTIFIER_BYTES
 
 
 def _exclusion(file: SourceFile, imports: Imports) -> Exclusion | None:
