@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from pipeline.scan.detect.corpus import detect_files
 from pipeline.scan.detect.model import Tool
 from pipeline.scan.detect.typescript import has_identifier
+from pipeline.scan.detect.typescript_imports import imports_name, names_module
 from pipeline.scan.detect.typescript_index import DECLARED_NAMES
 
 SDK = 'import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";\n'
@@ -99,3 +100,40 @@ def test_a_client_calling_tools_is_not_parsed_for_registrations() -> None:
     server = SDK + 'const s = new McpServer({ name: "x", version: "1" });\n' \
                    's.tool("ping", async () => ({ content: [] }));\n'
     assert [t.tool_name for t in _tools({"s.ts": server})] == ["ping"]
+
+
+def test_an_imported_name_is_read_within_its_own_braces() -> None:
+    """Without semicolons, ``import ... registerTool ... from`` must not run from one import into the
+    code after it (a call's ``from:`` key): only a name in an import's braces, or the default, counts."""
+    no_semicolons = b"import { a } from './a'\nimport type { Ctx } from './ctx'\n\n" \
+                    b"export function f(ctx: Ctx) {\n\tregisterTool({ name: 'x', from: 1 })\n}\n"
+    assert imports_name(no_semicolons, "registerTool") is False
+    assert imports_name(b"import { a, registerTool as r } from './w'", "registerTool") is True
+    assert imports_name(b"import type { Ctx,\n  registerTool } from './w'", "registerTool") is True
+    assert imports_name(b"import registerTool, { b } from './w'", "registerTool") is True
+    assert imports_name(b"const { registerTool } = require('./w')", "registerTool") is True
+    assert imports_name(b"import { registerTools } from './w'", "registerTool") is False
+
+
+def test_a_module_is_named_by_a_relative_or_a_workspace_specifier() -> None:
+    target = "packages/shared/src/context.ts"
+    assert names_module("apps/a/src/t.ts", frozenset({"@acme/shared/src/context"}), target) is True
+    assert names_module("packages/shared/src/x/t.ts", frozenset({"../context.js"}), target) is True
+    assert names_module("apps/a/src/t.ts", frozenset({"@acme/shared/src/other"}), target) is False
+    assert names_module("apps/a/src/t.ts", frozenset({"@acme/shared"}), target) is False
+    assert names_module("apps/a/src/t.ts", frozenset({"./context"}), target) is False
+
+
+def test_a_method_of_the_same_name_is_a_wrapper_only_from_its_module() -> None:
+    """``x.registerTool(name, ...)`` reaches the project's registration context only in a file
+    that imports the module defining it; elsewhere it is someone else's method."""
+    context = 'import type { McpServer } from "@modelcontextprotocol/server";\n' \
+              "export function make(server: McpServer) {\n" \
+              "  const registerTool = (name: string, config: object, cb: () => void) =>\n" \
+              "    server.registerTool<object>(name, config, cb);\n" \
+              "  return { registerTool };\n}\n"
+    app = "import type { Ctx } from '../lib/context'\n" \
+          "export function tools(ctx: Ctx) {\n  ctx.registerTool('ping', {}, async () => ({ content: [] }))\n}\n"
+    other = "export function tools(engine: Engine) {\n  engine.registerTool('ping', {})\n}\n"
+    found = _tools({"lib/context.ts": context, "app/tools.ts": app, "app/other.ts": other})
+    assert [(t.path, t.tool_name, t.via) for t in found] == [("app/tools.ts", "ping", "wrapper:registerTool")]

@@ -12,7 +12,8 @@ Forms (sdk-idioms.md 4.1-4.4, 13), each attributed by the file's imports, never 
 - Look-alikes: OpenClaw ``api.registerTool({...})`` (``openclaw`` or a local re-export; or an
   ``AgentTool``-shaped object where the package or an imported type says OpenClaw, see
   ``typescript_openclaw``), Vercel AI ``tool({...})`` from ``ai``.
-- A project's wrappers (one level) give one row per call, ``via="wrapper:<name>"``.
+- A project's wrappers, and wrappers of those (``typescript_wrappers``), give one row per
+  call, ``via="wrapper:<name>"``; a call in a loop over a known list, one row per element.
 
 ``line`` is the line of the callee's name for a call that defines one tool (``registerTool``,
 ``tool``, ``addTool({..})``, ``createTool``, a wrapper call), and the line of the object
@@ -37,10 +38,11 @@ from pipeline.scan.detect.source import SourceFile
 from pipeline.scan.detect.syntax import occurrences
 from pipeline.scan.detect.typescript_annotations import Resolver, ToolInfo, bind, tool_info
 from pipeline.scan.detect.typescript_imports import MARKERS, Imports, imports_of
-from pipeline.scan.detect.typescript_index import ProjectIndex, captures
+from pipeline.scan.detect.typescript_index import ProjectIndex
 from pipeline.scan.detect.typescript_loops import expand_loop, mastra_names
 from pipeline.scan.detect.typescript_openclaw import agent_tool, imports_openclaw_type, manifest_openclaw
 from pipeline.scan.detect.typescript_values import Node, Ref, arguments, callee, unwrap
+from pipeline.scan.detect.typescript_wrappers import Wrapper, captures
 
 _INDEX_MARKERS = (*MARKERS, b"execute", b"createtool")
 _DETECT_MARKERS = markers.TS_DETECT
@@ -77,6 +79,7 @@ class TypeScriptDetector:
 
     def detect(self, file: SourceFile) -> Iterator[Tool | Exclusion]:
         """Phase 2: the file's tool definitions, or why it is left out."""
+        self._project.deepen()
         claw = file.has_any(("registertool",)) and self._openclaw_evidence(file)
         if not (claw or self._wanted(file)):
             return
@@ -148,8 +151,8 @@ class TypeScriptDetector:
             yield from self._emit("ts-mcp", "list-tools", forms.list_tools(res, call))
         elif not member and name == "createTool" and imports.mastra_core:
             yield from self._create_tool(res, call)
-        elif name in self._project.wrappers and _sees(call.file, name, self._project.wrappers[name].function):
-            yield from self._wrapped(res, call, name)
+        elif (wrapper := self._project.visible(name, call.file, member, imports.specs)) is not None:
+            yield from self._wrapped(res, call, wrapper)
 
     def _loop_or(self, res: Resolver, call: Ref, form: str, read: forms.Reader) -> Iterator[Tool]:
         found = read(res, call)
@@ -178,14 +181,16 @@ class TypeScriptDetector:
             self._versions[key] = found.version if found else None
         return self._versions[key]
 
-    def _wrapped(self, res: Resolver, call: Ref, name: str) -> Iterator[Tool]:
-        wrapper = self._project.wrappers[name]
-        bound = res.bound(bind(wrapper.function, [call.at(a) for a in arguments(call.node)], res))
-        method = callee(wrapper.call.node)
-        read = {"registerTool": forms.register_tool, "tool": forms.legacy_tool}.get(method[0] if method else "")
-        found = read(bound, wrapper.call) if read else forms.object_tools(bound, wrapper.call, False)
-        relocated = [(call, info) for _, info in found[:1]]
-        yield from self._emit(wrapper.sdk, "wrapper", relocated, via=f"wrapper:{name}")
+    def _wrapped(self, res: Resolver, call: Ref, outer: Wrapper) -> Iterator[Tool]:
+        """One row at the call of a wrapper; in a loop over a known list, one per element."""
+
+        def read(bound: Resolver, at: Ref) -> forms.Found:
+            return [(at, info) for _, info in _through(bound, at, outer)[:1]]
+
+        found = read(res, call)
+        if found and found[0][1].name is None and (expanded := expand_loop(res, call, read)):
+            found = expanded
+        yield from self._emit(outer.sdk, "wrapper", found, via=f"wrapper:{outer.name}")
 
     def _create_tool(self, res: Resolver, call: Ref) -> Iterator[Tool]:
         if self._mastra is None:
@@ -218,12 +223,27 @@ def _declared_name(call: Ref) -> str | None:
     return call.file.text(parent.child_by_field_name("name"))
 
 
-def _sees(file: SourceFile, name: str, function: Ref) -> bool:
-    """Whether ``file`` can call wrapper ``name``: it defines it or imports that name."""
-    if function.file is file:
-        return True
-    pattern = rb"(?:\bimport\b[^;]*\b%s\b[^;]*\bfrom\b|\b%s\b[^;=]*=\s*require\s*\()" % ((name.encode(),) * 2)
-    return re.search(pattern, file.data) is not None
+def _through(res: Resolver, call: Ref, outer: Wrapper) -> forms.Found:
+    """What the registration inside wrapper ``outer`` reads for ``call``: each wrapper's
+    parameters bound to the arguments it is called with, down to the one that calls the SDK."""
+    wrapper, at = outer, call
+    while True:
+        args = [_argument(res, at.at(a)) for a in arguments(at.node)]
+        res = res.within(wrapper.function, bind(wrapper.function, args, res))
+        if wrapper.inner is None:
+            break
+        wrapper, at = wrapper.inner, wrapper.call
+    method = callee(wrapper.call.node)
+    read = {"registerTool": forms.register_tool, "tool": forms.legacy_tool}.get(method[0] if method else "")
+    return read(res, wrapper.call) if read else forms.object_tools(res, wrapper.call, False)
+
+
+def _argument(res: Resolver, arg: Ref) -> Ref:
+    """A wrapper call's argument as its parameter is bound: a name or member that stands for a
+    string (``TOOLS.list``) is followed now, since it is read through the parameter later;
+    anything else is kept as written (a preset keeps its name)."""
+    target, _ = res.resolve(arg)
+    return target if target.node.type in ("string", "template_string") else arg
 
 
 _IDENTIFIER_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$")

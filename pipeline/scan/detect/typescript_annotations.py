@@ -40,10 +40,25 @@ class Resolver:
     """function name -> its node (helpers returning an object literal)."""
     env: Env = field(default_factory=dict)
     """names bound for this evaluation (wrapper parameters, loop variables)."""
+    scopes: tuple[tuple[Ref, Env], ...] = ()
+    """a function's parameters bound, read only inside that function (the wrappers of a call,
+    outermost first): each level's ``config`` is its own."""
 
     def bound(self, env: Env) -> Resolver:
         """A resolver with more names bound."""
         return replace(self, env={**self.env, **env})
+
+    def within(self, function: Ref, env: Env) -> Resolver:
+        """A resolver with ``function``'s parameters bound inside its body only."""
+        return replace(self, scopes=(*self.scopes, (function, env)))
+
+    def _scoped(self, ref: Ref, name: str) -> Ref | None:
+        """The value ``name`` is bound to in the innermost scope around ``ref``."""
+        for function, env in reversed(self.scopes):
+            node = function.node
+            if name in env and function.file is ref.file and node.start_byte <= ref.node.start_byte < node.end_byte:
+                return env[name]
+        return None
 
     def resolve(self, ref: Ref) -> tuple[Ref, str | None]:
         """The value ``ref`` stands for, and the constant's name when one was followed."""
@@ -51,8 +66,10 @@ class Resolver:
         ref = ref.at(node)
         if node.type in ("identifier", "shorthand_property_identifier"):
             name = ref.text()
-            if name in self.env:
+            bound = self._scoped(ref, name) if self.scopes else None
+            if bound is None and name in self.env:
                 bound = self.env[name]
+            if bound is not None:
                 return bound.at(unwrap(bound.node)), None
             found = self.consts(name, ref.file)
             return (found.at(unwrap(found.node)), name) if found is not None else (ref, None)

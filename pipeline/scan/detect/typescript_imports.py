@@ -100,5 +100,34 @@ def imports_of(path: str, data: bytes, openclaw_modules: frozenset[str] | set[st
     return Imports(specs, local)
 
 
+def imports_name(data: bytes, name: str) -> bool:
+    """Whether a file imports ``name``: ``import { name } from``, ``import name from``,
+    ``const { name } = require(``, ``const name = require(``. Each form is read within its own
+    braces, so code written without semicolons is read right."""
+    word = name.encode()
+    if word not in data:
+        return False
+    plain = re.escape(word)
+    named = rb"\{[^{}]*(?<![\w$])%s(?![\w$])[^{}]*\}" % plain
+    pattern = (rb"\bimport\s+(?:type\s+)?(?:[\w$]+\s*,\s*)?%s\s*from\b|\bimport\s+(?:type\s+)?%s\s*(?:,|from\b)"
+               rb"|\b(?:const|let|var)\s+(?:%s|%s)\s*=\s*require\s*\(") % (named, plain, named, plain)
+    return re.search(pattern, data) is not None
+
+
+def names_module(path: str, specs: frozenset[str], target: str) -> bool:
+    """Whether one of ``specs`` (the imports of the file at ``path``) names the file ``target``:
+    a relative specifier resolved from ``path``, or a workspace package's path
+    (``@acme/shared/src/context`` for ``packages/shared/src/context.ts``)."""
+    key = "/" + module_key(target)
+    for spec in specs:
+        if spec.startswith("."):
+            if "/" + _resolve(path, spec) == key:
+                return True
+        elif "/" in (inside := spec.split("/", 1)[1] if spec.startswith("@") else spec) and \
+                key.endswith("/" + module_key(inside)):
+            return True
+    return False
+
+
 def _resolve(path: str, spec: str) -> str:
     return module_key(normpath(join(dirname(path), spec)))

@@ -4,7 +4,8 @@
   ``READ_ONLY``, hint-name constants, tool lists such as ``TOOLS: Tool[]``, tool objects);
 - helpers: functions that return an object or array literal (``readOnly("T")``, tool factories);
 - wrappers: a named function whose body registers a tool whose name (or tool object) comes from
-  its own parameters, e.g. ``function defineTool(server, name, opts, cb) { server.registerTool(name, ...) }``;
+  its own parameters, e.g. ``function defineTool(server, name, opts, cb) { server.registerTool(name, ...) }``,
+  and wrappers of those (``typescript_wrappers``);
 - files that re-export ``openclaw`` (a local ``./api.js`` shim) or declare types with its types
   (``interface ToolDeps { api: OpenClawPluginApi }``), and Mastra ``new MCPServer({ tools })``.
 
@@ -20,10 +21,8 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from dataclasses import dataclass
 
-from pipeline.scan.detect.source import GRAMMARS, SourceFile, extension
-from pipeline.scan.detect.syntax import capture_map, compiled
+from pipeline.scan.detect.source import SourceFile
 from pipeline.scan.detect.typescript_annotations import Resolver
 from pipeline.scan.detect.typescript_imports import Imports, imports_of, module_key, reexports_openclaw
 from pipeline.scan.detect.typescript_openclaw import openclaw_types
@@ -34,18 +33,17 @@ from pipeline.scan.detect.typescript_values import (
     callee,
     enclosing_function,
     entries,
-    function_name,
-    params,
     returned_object,
     unwrap,
 )
+from pipeline.scan.detect.typescript_wrappers import Wrapper, Wrappers, captures, registration_slot
 
 #: registration methods a wrapper may call, and the SDK each belongs to
 WRAPPED = {"registerTool": "ts-mcp", "tool": "ts-mcp", "addTool": "ts-fastmcp"}
-_CALLS = "(call_expression) @call (new_expression) @new"
 _DECLARATIONS = "(variable_declarator) @decl (function_declaration) @fn"
-#: a registration whose first argument is a name, not a literal: a wrapper or a loop
-_MAYBE_WRAPPER = re.compile(rb"""\.(?:registerTool|tool|addTool)\s*\(\s*(?!["'`{])[A-Za-z_$]""")
+#: a registration whose first argument is a name, not a literal: a wrapper or a loop (the call
+#: may pass type arguments: ``server.registerTool<Schema>(name, ...)``)
+_MAYBE_WRAPPER = re.compile(rb"""\.(?:registerTool|tool|addTool)\s*(?:<[^()]{0,200}>)?\s*\(\s*(?!["'`{])[A-Za-z_$]""")
 _MASTRA_SERVER = re.compile(rb"\bnew\s+MCPServer\s*\(")
 #: ``const X = {``/``[``/string/function, ``function X``: names a file may define for phase 2.
 #: It reads as ``\b(?:const|let|var)\s+(X)...|\bfunction...(X)``, written to start with the
@@ -54,26 +52,6 @@ DECLARED_NAMES = re.compile(
     rb"""[cflv](?<=\b[cflv])(?:(?:(?<=c)onst|(?<=l)et|(?<=v)ar)\s+([A-Za-z_$][\w$]*)\s*(?::[^=;]{1,200})?=\s*"""
     rb"""(?:[\[{"'`(]|async\b|function\b)|(?<=f)unction\s*\*?\s*([A-Za-z_$][\w$]*))"""
 )
-
-
-def captures(file: SourceFile, source: str = _CALLS) -> dict[str, list[Node]]:
-    """Calls and ``new`` expressions of ``file`` (or what another query ``source`` captures)."""
-    _, module, function = GRAMMARS[extension(file.path)]
-    return file.kept(source, lambda: capture_map(compiled(module, function, source), file.tree.root_node))
-
-
-@dataclass(frozen=True)
-class Wrapper:
-    """A project's own function that registers one tool per call."""
-
-    name: str
-    """the function's name (call sites use it)."""
-    sdk: str
-    """the SDK its registration call belongs to."""
-    function: Ref
-    """the function node (its parameters are bound to each call's arguments)."""
-    call: Ref
-    """the registration call in its body."""
 
 
 def _pick(found: list[Ref] | None, file: SourceFile) -> Ref | None:
@@ -88,8 +66,11 @@ class ProjectIndex:
     def __init__(self) -> None:
         self.consts: dict[str, list[Ref]] = defaultdict(list)
         self.functions: dict[str, list[Ref]] = defaultdict(list)
-        self.wrappers: dict[str, Wrapper] = {}
-        self.templates: set[tuple[str, int]] = set()
+        self.wrapping = Wrappers()
+        self.wrappers = self.wrapping.by_name
+        """name -> the functions of that name that register a tool per call (wrappers of wrappers too)."""
+        self.templates = self.wrapping.templates
+        """the registration calls inside wrappers (not tools themselves)."""
         self.openclaw_modules: set[str] = set()
         self.openclaw_types: dict[str, frozenset[str]] = {}
         self.mastra_tools: list[Ref] = []
@@ -122,6 +103,7 @@ class ProjectIndex:
 
     def note_module(self, file: SourceFile) -> None:
         """Record a file that re-exports OpenClaw or declares types with its types (no parsing needed)."""
+        self.wrapping.modules.append(file)
         if reexports_openclaw(file.data):
             self.openclaw_modules.add(module_key(file.path))
         if types := openclaw_types(file.data):
@@ -160,17 +142,22 @@ class ProjectIndex:
 
     def _wrapper(self, file: SourceFile, call: Node, imports: Imports) -> None:
         called = callee(call)
-        if called is None or called[0] not in WRAPPED:
+        if called is None or called[0] not in WRAPPED or called[1].type != "property_identifier":
             return
         sdk = WRAPPED[called[0]]
         if not (imports.fastmcp if sdk == "ts-fastmcp" else imports.mcp_server):
             return
         fn = enclosing_function(call)
-        name = function_name(fn, file) if fn is not None else None
-        if fn is None or not name or not _named_by_params(file, call, fn, called[0]):
-            return
-        self.wrappers.setdefault(name, Wrapper(name, sdk, Ref(file, fn), Ref(file, call)))
-        self.templates.add((file.path, call.start_byte))
+        slot = registration_slot(file, call, fn, called[0]) if fn is not None else None
+        self.wrapping.learn(file, call, fn, slot, sdk=sdk)
+
+    def deepen(self) -> None:
+        """Wrappers of wrappers, once phase 1 has read every file (see ``Wrappers.deepen``)."""
+        self.wrapping.deepen(self.openclaw_modules)
+
+    def visible(self, name: str, file: SourceFile, member: bool, specs: frozenset[str]) -> Wrapper | None:
+        """The wrapper ``name`` a call in ``file`` reaches (see ``Wrappers.visible``)."""
+        return self.wrapping.visible(name, file, member, specs)
 
     def _mastra(self, file: SourceFile, new: Node) -> None:
         constructor = new.child_by_field_name("constructor")
@@ -182,32 +169,3 @@ class ProjectIndex:
             self.mastra_tools.extend(v for k, v, _ in entries(config, self.resolver().consts) if k == "tools")
 
 
-def param_names(fn: Node, file: SourceFile) -> set[str]:
-    """Names a function's parameters bind (destructured names included)."""
-    names: set[str] = set()
-    for pattern in params(fn, file):
-        if pattern.type == "identifier":
-            names.add(file.text(pattern))
-        elif pattern.type == "object_pattern":
-            names.update(file.text(p) for p in pattern.named_children
-                         if p.type == "shorthand_property_identifier_pattern")
-    return names
-
-
-def _named_by_params(file: SourceFile, call: Node, fn: Node, method: str) -> bool:
-    args = arguments(call)
-    if not args:
-        return False
-    names = param_names(fn, file)
-    subject = unwrap(args[0])
-    if method == "addTool" and subject.type == "object":
-        return any(_base_name(file, v.node) in names for k, v, _ in entries(Ref(file, subject), lambda n, f: None)
-                   if k in (None, "name"))
-    return _base_name(file, subject) in names
-
-
-def _base_name(file: SourceFile, node: Node) -> str | None:
-    node = unwrap(node)
-    while node.type == "member_expression" and (base := node.child_by_field_name("object")) is not None:
-        node = base
-    return file.text(node) if node.type in ("identifier", "shorthand_property_identifier") else None

@@ -1,0 +1,187 @@
+"""A TypeScript/JavaScript project's own wrappers: functions that register one tool per call.
+
+A wrapper is a named function whose body registers a tool named by one of its parameters
+(``function defineTool(server, name, opts, cb) { server.registerTool(name, ...) }``); its call
+sites are the tools. Once every file is indexed, wrappers of wrappers are found the same way
+(``scopedTool(name, ...)`` calling ``registerTool(name, ...)``, a registration context's method
+called by each app), up to ``MAX_WRAPPER_DEPTH`` deep. A call reaches a wrapper it can see
+(``Wrappers.visible``): one its file defines, imports by name, or, for a method call, one
+defined by a module its file imports. Several functions may share a name.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+
+from pipeline.scan.detect.source import GRAMMARS, SourceFile, extension
+from pipeline.scan.detect.syntax import capture_map, compiled
+from pipeline.scan.detect.typescript_imports import imports_name, imports_of, names_module
+from pipeline.scan.detect.typescript_values import (
+    Node,
+    Ref,
+    arguments,
+    callee,
+    enclosing_function,
+    entries,
+    function_name,
+    params,
+    unwrap,
+)
+
+_CALLS = "(call_expression) @call (new_expression) @new"
+#: how many wrappers deep a registration is followed (a wrapper of a wrapper of ``registerTool``...)
+MAX_WRAPPER_DEPTH = 3
+
+
+def captures(file: SourceFile, source: str = _CALLS) -> dict[str, list[Node]]:
+    """Calls and ``new`` expressions of ``file`` (or what another query ``source`` captures)."""
+    _, module, function = GRAMMARS[extension(file.path)]
+    return file.kept(source, lambda: capture_map(compiled(module, function, source), file.tree.root_node))
+
+
+#: where a wrapper takes the tool's name: (position of the parameter, key when it is destructured)
+Slot = tuple[int, str | None]
+
+
+@dataclass(frozen=True)
+class Wrapper:
+    """A project's own function that registers one tool per call."""
+
+    name: str
+    """the function's name (call sites use it)."""
+    sdk: str
+    """the SDK its registration call belongs to."""
+    function: Ref
+    """the function node (its parameters are bound to each call's arguments)."""
+    call: Ref
+    """the registration call in its body (for a wrapper of a wrapper, the call of ``inner``)."""
+    slot: Slot
+    """the parameter that names the tool."""
+    inner: Wrapper | None = None
+    """the wrapper ``call`` calls, when this one wraps another (followed down to the registration)."""
+
+
+class Wrappers:
+    """The wrappers of one tree, by name, and the registration calls inside them (``templates``:
+    not tools themselves)."""
+
+    def __init__(self) -> None:
+        self.by_name: dict[str, list[Wrapper]] = defaultdict(list)
+        """name -> the functions of that name that register a tool per call."""
+        self.templates: set[tuple[str, int]] = set()
+        """(path, start byte) of each registration call inside a wrapper."""
+        self.modules: list[SourceFile] = []
+        """every file of the tree: where wrappers of wrappers are looked for."""
+        self._deepened = False
+
+    def learn(self, file: SourceFile, call: Node, fn: Node | None, slot: Slot | None, *, sdk: str,
+               inner: Wrapper | None = None) -> str | None:
+        """The function ``fn`` around ``call`` is a wrapper when it is named and a parameter (``slot``)
+        names the tool; its name, when it is a new one."""
+        name = function_name(fn, file) if fn is not None else None
+        if fn is None or slot is None or not name:
+            return None
+        if any(w.function.file is file and w.function.node == fn for w in self.by_name[name]):
+            return None
+        self.by_name[name].append(Wrapper(name, sdk, Ref(file, fn), Ref(file, call), slot, inner))
+        self.templates.add((file.path, call.start_byte))
+        return name
+
+    def deepen(self, openclaw_modules: set[str]) -> None:
+        """Wrappers of wrappers, once phase 1 has read every file: a named function that calls a
+        wrapper it can reach (``visible``) with a tool name from its own parameters wraps it in
+        turn (``scopedTool(name, ...)`` calling ``registerTool(name, ...)``, which calls the SDK),
+        up to ``MAX_WRAPPER_DEPTH`` deep. Only files naming a new wrapper before a ``(`` are parsed."""
+        if self._deepened:
+            return
+        self._deepened = True
+        fresh = {name for name, found in self.by_name.items() if found}
+        for _ in range(MAX_WRAPPER_DEPTH - 1):
+            if not fresh:
+                return
+            shape = re.compile(rb"(?<![\w$])(?:%s)\s*(?:<[^()]{0,200}>)?\s*\(\s*(?![\"'`{])[A-Za-z_$]"
+                               % b"|".join(re.escape(name.encode()) for name in sorted(fresh)))
+            fresh = {name for file in self.modules if shape.search(file.data) is not None
+                     for name in self._wrappers_of(file, fresh, openclaw_modules)}
+
+    def _wrappers_of(self, file: SourceFile, names: set[str], openclaw_modules: set[str]) -> list[str]:
+        """The names of the new wrappers ``file`` defines around calls of the wrappers ``names``."""
+        specs = imports_of(file.path, file.data, openclaw_modules).specs
+        learnt = []
+        for call in captures(file).get("call", []):
+            called = callee(call)
+            if called is None or called[0] not in names or (file.path, call.start_byte) in self.templates:
+                continue
+            inner = self.visible(called[0], file, called[1].type == "property_identifier", specs)
+            fn = enclosing_function(call)
+            if inner is None or fn is None or inner.function.node == fn:
+                continue
+            slot = _forwarded_slot(file, call, fn, inner.slot)
+            if (name := self.learn(file, call, fn, slot, sdk=inner.sdk, inner=inner)) is not None:
+                learnt.append(name)
+        return learnt
+
+    def visible(self, name: str, file: SourceFile, member: bool, specs: frozenset[str]) -> Wrapper | None:
+        """The wrapper ``name`` a call in ``file`` reaches: one ``file`` defines; else, for a method
+        call (``context.registerTool(...)``), one of a module ``file`` imports (the receiver's type
+        or factory comes from there); else, when ``file`` imports the name, one of a module it
+        imports, or the first one."""
+        found = self.by_name.get(name) or []
+        own = next((w for w in found if w.function.file is file), None)
+        if own is not None or not found:
+            return own
+        imported = [w for w in found if names_module(file.path, specs, w.function.file.path)]
+        if member and imported:
+            return imported[0]
+        return (imported or found)[0] if imports_name(file.data, name) else None
+
+
+def name_slot(file: SourceFile, fn: Node, name: str | None) -> Slot | None:
+    """The parameter of ``fn`` that binds ``name`` (``name`` itself, or ``{ name }``)."""
+    for position, pattern in enumerate(params(fn, file)):
+        if pattern.type == "identifier" and file.text(pattern) == name:
+            return position, None
+        shorthand = "shorthand_property_identifier_pattern"
+        if pattern.type == "object_pattern" and any(
+                p.type == shorthand and file.text(p) == name for p in pattern.named_children):
+            return position, name
+    return None
+
+
+def registration_slot(file: SourceFile, call: Node, fn: Node, method: str) -> Slot | None:
+    """The parameter of ``fn`` that names the tool ``call`` registers (its first argument, or an
+    ``addTool({ name })`` object's name), if any."""
+    args = arguments(call)
+    if not args:
+        return None
+    subject = unwrap(args[0])
+    if method == "addTool" and subject.type == "object":
+        named = (_base_name(file, v.node) for k, v, _ in entries(Ref(file, subject), _nothing) if k in (None, "name"))
+        return next((slot for name in named if (slot := name_slot(file, fn, name)) is not None), None)
+    return name_slot(file, fn, _base_name(file, subject))
+
+
+def _forwarded_slot(file: SourceFile, call: Node, fn: Node, inner: Slot) -> Slot | None:
+    """The parameter of ``fn`` that ``call`` passes where the wrapper it calls takes the name."""
+    args = arguments(call)
+    position, key = inner
+    if position >= len(args):
+        return None
+    arg = unwrap(args[position])
+    if key is None:
+        return name_slot(file, fn, _base_name(file, arg))
+    values = [v for k, v, _ in entries(Ref(file, arg), _nothing) if k == key] if arg.type == "object" else []
+    return name_slot(file, fn, _base_name(file, values[-1].node)) if values else None
+
+
+def _nothing(_name: str, _file: SourceFile) -> None:
+    return None
+
+
+def _base_name(file: SourceFile, node: Node) -> str | None:
+    node = unwrap(node)
+    while node.type == "member_expression" and (base := node.child_by_field_name("object")) is not None:
+        node = base
+    return file.text(node) if node.type in ("identifier", "shorthand_property_identifier") else None
