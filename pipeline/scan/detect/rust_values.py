@@ -24,6 +24,12 @@ Resolver = Callable[[str, Node], "Annotations | None"]
 _GENERICS = re.compile(r"<[^()<>]*>")
 _RAW = re.compile(r'\Ab?r(#*)"(.*)"\1\Z', re.S)
 _STRING_WRAPPERS = ("to_string", "into", "to_owned", "clone")
+#: one-argument calls that keep a string's value: ``String::from``, ``Some``, ``Cow::Borrowed``...
+_STRING_CALLS = ("from", "Some", "Borrowed", "Owned")
+#: ``[pub] const|static NAME: &['static] str = "...";`` (a tool's name kept in a constant)
+_STR_CONST = re.compile(
+    rb"""\b(?:const|static)\s+([A-Za-z_]\w*)\s*:\s*&\s*(?:'static\s+)?str\s*=\s*"((?:[^"\\\n]|\\.)*)"\s*;"""
+)
 
 
 def path_segments(file: SourceFile, node: Node) -> list[str]:
@@ -42,11 +48,15 @@ def _without_generics(text: str) -> str:
 
 
 def string_value(file: SourceFile, node: Node | None) -> str | None:
-    """A literal string, also through ``.to_string()``, ``.into()``, ``String::from`` and ``Some``."""
+    """A literal string, also through ``.to_string()``, ``.into()``, ``String::from``, ``Some``,
+    ``Cow::Borrowed``, and a ``const NAME: &str`` of the same file."""
     if node is None:
         return None
     if node.type == "string_literal":
         return unquote(file.text(node))
+    if node.type in ("identifier", "scoped_identifier"):
+        return str_constants(file).get(path_segments(file, node)[-1] if node.type == "scoped_identifier" else
+                                       file.text(node))
     if node.type == "raw_string_literal":
         found = _RAW.match(file.text(node))
         return found.group(2) if found else None
@@ -56,9 +66,22 @@ def string_value(file: SourceFile, node: Node | None) -> str | None:
             field = function.child_by_field_name("field")
             if file.text(field) in _STRING_WRAPPERS:
                 return string_value(file, function.child_by_field_name("value"))
-        if function is not None and len(args) == 1 and path_segments(file, function)[-1:] in (["from"], ["Some"]):
+        if function is not None and len(args) == 1 and path_segments(file, function)[-1] in _STRING_CALLS:
             return string_value(file, args[0])
     return None
+
+
+def str_constants(file: SourceFile) -> dict[str, str]:
+    """The file's ``const``/``static`` string slices, by name (a name defined twice is left out)."""
+
+    def read() -> dict[str, str]:
+        found: dict[str, str | None] = {}
+        for name, value in _STR_CONST.findall(file.data):
+            key = name.decode("utf-8", "replace")
+            text = unquote('"' + value.decode("utf-8", "replace") + '"')
+            found[key] = text if key not in found else None
+        return {k: v for k, v in found.items() if v is not None}
+    return file.kept("rust-str-constants", read)
 
 
 def bool_value(file: SourceFile, node: Node | None, params: dict[str, int] | None = None) -> str:
