@@ -105,12 +105,13 @@ class GoDetector:
     def _wrapper_calls(self, scope: Scope, caps: dict[str, list[Node]]) -> Iterator[Tool]:
         for call in caps.get("call", []):
             package, name = callee(scope.file, call)
-            if name not in self.project.wrappers or package in scope.imports.tools:
+            if name not in self.project.wrappers or package in scope.imports.tools or \
+                    (scope.file.path, call.start_byte) in self.project.owned:
                 continue
             args = arguments(call)
             wrapper = self.project.wrapper(scope.file.path, package, name, len(args))
             if wrapper is not None and wrapper.reading is not None:
-                reading = fill(wrapper.reading, scope, args)
+                reading = fill(wrapper.reading, scope, args, wrapper.options)
                 yield _row(scope.file, call, wrapper.unit.sdk, "wrapper", reading, via=f"wrapper:{name}")
 
 

@@ -8,17 +8,18 @@ Learned from files that import an MCP SDK (the only files whose declarations can
 - tool helpers: functions with a ``pkg.Tool`` parameter (github-mcp-server's
   ``NewTool(toolset, mcp.Tool{...}, scopes, handler)``); the literal passed in is the unit;
 - wrappers: a function whose body holds one tool definition named by one of its parameters
-  (``func addReadTool(s *mcp.Server, name, desc string, ...)``); each call is a unit.
+  (``func addReadTool(s *mcp.Server, name, desc string, ...)``); each call is a unit. A trailing
+  ``...mcp.ToolOption`` parameter takes each call's option helpers (``mcp.WithReadOnlyHintAnnotation``).
+  Once they are read, a function whose body makes one call of a wrapper, naming the tool by one
+  of its own parameters, is a wrapper too (``MustTool`` calling ``ConvertTool``), up to
+  ``MAX_WRAPPER_DEPTH`` deep.
 """
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
-from functools import cache
 from posixpath import basename, dirname
 
-from pipeline.scan.detect.golang_read import Reading, is_annotation_literal, read_annotation_literal
+from pipeline.scan.detect.golang_read import is_annotation_literal, read_annotation_literal
 from pipeline.scan.detect.golang_syntax import (
     Imports,
     Node,
@@ -29,29 +30,19 @@ from pipeline.scan.detect.golang_syntax import (
     read_imports,
     unwrap,
 )
-from pipeline.scan.detect.golang_units import Unit, enclosing_function, parameters, read_unit, takes_tool, units
+from pipeline.scan.detect.golang_units import (
+    Unit,
+    enclosing_function,
+    option_parameter,
+    parameters,
+    read_unit,
+    takes_tool,
+    units,
+)
+from pipeline.scan.detect.golang_wrappers import MAX_WRAPPER_DEPTH, Wrapper, call_of, wrappers_of_wrappers
 from pipeline.scan.detect.model import FALSE, TRUE, Annotations
 from pipeline.scan.detect.source import SourceFile
 from pipeline.scan.detect.syntax import named, unquote
-
-
-@dataclass
-class Wrapper:
-    """A project function that defines one tool from its parameters."""
-
-    name: str
-    unit: Unit
-    file: SourceFile
-    imports: Imports
-    params: dict[str, int]
-    arity: int
-    variadic: bool
-    reading: Reading | None = None
-    """the tool as the wrapper writes it, with holes for its parameters (set by ``finish``)."""
-
-    def accepts(self, count: int) -> bool:
-        """Whether a call with ``count`` arguments fits the wrapper's signature."""
-        return count >= self.arity - 1 if self.variadic else count == self.arity
 
 
 class Project:
@@ -63,7 +54,9 @@ class Project:
         self.tool_helpers: set[str] = set()
         self.wrappers: dict[str, list[Wrapper]] = {}
         self.owned: set[tuple[str, int]] = set()
-        """(path, start byte) of the definitions inside wrappers: counted at each call instead."""
+        """(path, start byte) of the definitions inside wrappers (and of the wrapper calls inside
+        wrappers of wrappers): counted at each call instead."""
+        self._learnt: list[tuple[SourceFile, Imports]] = []
         self._presets: dict[str, Annotations | None] = {}
         self._local: dict[str, dict[str, Annotations]] = {}
         self._names: tuple[bytes, ...] = ()
@@ -87,6 +80,7 @@ class Project:
         imports = read_imports(file, caps.get("import", []))
         if not imports.tools:
             return
+        self._learnt.append((file, imports))
         for spec in caps.get("const", []) + caps.get("var", []):
             _constant(file, spec, self.strings, self.bools)
         scope = self.scope(file, imports)
@@ -136,7 +130,8 @@ class Project:
         named_by = literal_fields(scope.file, unit.body).get("Name") if unit.body else _first(arguments(unit.node))
         if named_by is None or named_by.type != "identifier" or scope.file.text(named_by) not in params:
             return
-        found = Wrapper(name, unit, scope.file, scope.imports, params, arity, variadic)
+        options = option_parameter(scope, function)
+        found = Wrapper(name, unit, scope.file, scope.imports, params, arity, variadic, options=options)
         self.wrappers.setdefault(name, []).append(found)
         self.owned.add((scope.file.path, unit.node.start_byte))
 
@@ -155,9 +150,14 @@ class Project:
                 body = (node.child_by_field_name("body") or node) if wrapper.unit.body is not None else None
                 unit = Unit(node, wrapper.unit.sdk, wrapper.unit.kind, body)
                 wrapper.reading = read_unit(self.scope(wrapper.file, wrapper.imports, wrapper.params), unit)
+        self._names = tuple(n.lower().encode() for n in self.wrappers)
+        fresh = set(self.wrappers)
+        for _ in range(MAX_WRAPPER_DEPTH - 1):
+            fresh = {name for file, imports in self._learnt if self.mentions_wrapper(file.lower, fresh)
+                     for name in wrappers_of_wrappers(self, file, imports, fresh, dropped)}
+            self._names = tuple(n.lower().encode() for n in self.wrappers)
         for file in dropped.values():
             file.forget_tree()
-        self._names = tuple(n.lower().encode() for n in self.wrappers)
 
     def wrapper(self, path: str, operand: str | None, name: str, count: int) -> Wrapper | None:
         """The wrapper a call ``name(..)`` / ``operand.name(..)`` with ``count`` arguments in ``path`` reaches:
@@ -176,14 +176,10 @@ class Project:
         """Every wrapper's name, sorted."""
         return tuple(sorted(self.wrappers))
 
-    def mentions_wrapper(self, lower: bytes) -> bool:
-        """Whether lower-cased content may call one of the project's wrappers."""
-        return any(name in lower and _call_of(name).search(lower) for name in self._names)
-
-
-@cache
-def _call_of(name: bytes) -> re.Pattern[bytes]:
-    return re.compile(re.escape(name) + rb"\s*[\[(]")
+    def mentions_wrapper(self, lower: bytes, names: set[str] | None = None) -> bool:
+        """Whether lower-cased content may call one of the project's wrappers (or of ``names``)."""
+        candidates = self._names if names is None else tuple(n.lower().encode() for n in names)
+        return any(name in lower and call_of(name).search(lower) for name in candidates)
 
 
 def _constant(

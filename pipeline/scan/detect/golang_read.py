@@ -184,8 +184,10 @@ def read_raw_schema(scope: Scope, call: Node) -> Reading:
     return built.done()
 
 
-def fill(reading: Reading, scope: Scope, args: list[Node]) -> Reading:
-    """A wrapper's reading completed with one call site's arguments."""
+def fill(reading: Reading, scope: Scope, args: list[Node], options: int | None = None) -> Reading:
+    """A wrapper's reading completed with one call's arguments; the mcp-go option helpers passed
+    from position ``options`` on (a ``...mcp.ToolOption`` parameter) are applied in order. In a
+    scope with parameters (a wrapper of this wrapper), an argument naming one leaves a hole."""
     built = _Builder(reading.name, reading.annotations, reading.tool_title, reading.preset)
     holes = dict(reading.holes)
     if "annotations" in holes:
@@ -193,14 +195,13 @@ def fill(reading: Reading, scope: Scope, args: list[Node]) -> Reading:
     for name, index in holes.items():
         arg = _arg(args, index)
         if name in ("name", "tool_title"):
-            value = scope.string(arg)
-            setattr(built, name, value if isinstance(value, str) else None)
+            _string(built, name, scope.string(arg))
         elif name == "title":
-            value = scope.string(arg)
-            built.title(value if isinstance(value, str) else None)
+            built.title(scope.string(arg))
         else:
-            flag = scope.boolean(arg) if arg is not None else UNSET
-            built.hint(name, flag if isinstance(flag, str) else DYNAMIC)
+            built.hint(name, scope.boolean(arg) if arg is not None else UNSET)
+    for option in args[options:] if options is not None else ():
+        _option(scope, unwrap(option), built)
     return built.done()
 
 

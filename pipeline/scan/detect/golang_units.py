@@ -1,6 +1,7 @@
 """Where Go tool definitions sit in a file: the units the Go detector turns into rows.
 
-A unit is a ``pkg.Tool{...}`` literal (go-sdk or mcp-go, ``&`` or not), an elided ``{...}``
+A unit is a ``pkg.Tool{Name: ...}`` literal (go-sdk or mcp-go, ``&`` or not; one without a
+``Name`` is a zero value or a schema holder, not a tool), an elided ``{Name: ...}``
 element of a ``[]pkg.Tool`` / ``[]*pkg.Tool`` / ``map[K]pkg.Tool`` literal, an mcp-go
 ``pkg.NewTool(...)`` / ``pkg.NewToolWithRawSchema(...)`` call, or an mcp-golang
 ``x.RegisterTool(name, description, handler)`` call; ``pkg`` is resolved from the imports.
@@ -12,7 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from pipeline.scan.detect.golang_read import Reading, read_new_tool, read_raw_schema, read_tool_literal
-from pipeline.scan.detect.golang_syntax import Node, Scope, arguments, callee, qualified, unwrap
+from pipeline.scan.detect.golang_syntax import Node, Scope, arguments, callee, literal_fields, qualified, unwrap
 from pipeline.scan.detect.syntax import enclosing, named
 
 COLLECTIONS = ("slice_type", "array_type", "implicit_length_array_type", "map_type")
@@ -56,7 +57,8 @@ def _literal_units(scope: Scope, literal: Node) -> Iterator[Unit]:
     if type_node is None or body is None:
         return
     if (sdk := _tool_sdk(scope, type_node)) is not None and type_node.type == "qualified_type":
-        yield Unit(literal, sdk, "literal", body)
+        if _named(scope, body):
+            yield Unit(literal, sdk, "literal", body)
         return
     if type_node.type not in COLLECTIONS:
         return
@@ -66,8 +68,13 @@ def _literal_units(scope: Scope, literal: Node) -> Iterator[Unit]:
     for item in named(body):
         value = item.child_by_field_name("value") if item.type == "keyed_element" else item
         inner = unwrap(value) if value is not None and value.type == "literal_element" else None
-        if inner is not None and inner.type == "literal_value":
+        if inner is not None and inner.type == "literal_value" and _named(scope, inner):
             yield Unit(inner, sdk, "literal", inner)
+
+
+def _named(scope: Scope, body: Node) -> bool:
+    """Whether a ``Tool`` literal's body writes its ``Name`` (a tool without one is never listed)."""
+    return "Name" in literal_fields(scope.file, body)
 
 
 def _call_unit(scope: Scope, call: Node) -> Unit | None:
@@ -100,6 +107,19 @@ def parameters(scope: Scope, function: Node) -> tuple[dict[str, int], int, bool]
             params[key] = position
             position += 1
     return params, position, variadic
+
+
+def option_parameter(scope: Scope, function: Node) -> int | None:
+    """The position of a function's ``...mcp.ToolOption`` parameter (mcp-go option helpers), if any."""
+    declarations = [d for d in named(function.child_by_field_name("parameters") or function)
+                    if d.type in ("parameter_declaration", "variadic_parameter_declaration")]
+    last = declarations[-1] if declarations else None
+    if last is None or last.type != "variadic_parameter_declaration":
+        return None
+    found = qualified(scope.file, last.child_by_field_name("type"))
+    if found is None or found[1] != "ToolOption" or scope.imports.tools.get(found[0]) != "go-mcp-go":
+        return None
+    return parameters(scope, function)[1] - 1
 
 
 def takes_tool(scope: Scope, function: Node) -> bool:
