@@ -111,8 +111,33 @@ class Resolver:
         return current
 
     def string(self, ref: Ref | None) -> str | None:
-        """A string literal, following a name one level."""
-        return string_value(self.resolve(ref)[0]) if ref is not None else None
+        """A string literal, following a name one level; ``name || "default"`` (or ``??``) gives
+        the default when ``name`` is a wrapper's parameter that the call leaves out."""
+        if ref is None:
+            return None
+        node = unwrap(ref.node)
+        operator = node.child_by_field_name("operator") if node.type == "binary_expression" else None
+        if operator is not None and ref.file.text(operator) in ("||", "??"):
+            left, right = ref.at(node.child_by_field_name("left") or node), node.child_by_field_name("right")
+            found = self.string(left)
+            return found if found or not self._left_out(left) or right is None else self.string(ref.at(right))
+        return string_value(self.resolve(ref)[0])
+
+    def _left_out(self, ref: Ref) -> bool:
+        """Whether ``ref`` names a parameter of a bound function that the call passes nothing for
+        (or passes ``undefined``)."""
+        node = unwrap(ref.node)
+        if node.type == "undefined" or (node.type == "identifier" and ref.text() == "undefined"):
+            return True
+        if node.type != "identifier":
+            return False
+        name = ref.text()
+        for function, env in reversed(self.scopes):
+            inside = function.file is ref.file and function.node.start_byte <= node.start_byte < function.node.end_byte
+            if inside and name in {function.file.text(p) for p in params(function.node, function.file)}:
+                bound = env.get(name)
+                return bound is None or unwrap(bound.node).type == "undefined"
+        return False
 
 
 @dataclass(frozen=True)

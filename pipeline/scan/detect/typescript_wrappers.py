@@ -181,7 +181,11 @@ def _nothing(_name: str, _file: SourceFile) -> None:
 
 
 def _base_name(file: SourceFile, node: Node) -> str | None:
+    """The name an argument is read from: ``opts.name`` -> ``opts``, ``name || "x"`` -> ``name``."""
     node = unwrap(node)
+    operator = node.child_by_field_name("operator") if node.type == "binary_expression" else None
+    if operator is not None and file.text(operator) in ("||", "??") and (left := node.child_by_field_name("left")):
+        node = unwrap(left)
     while node.type == "member_expression" and (base := node.child_by_field_name("object")) is not None:
         node = base
     return file.text(node) if node.type in ("identifier", "shorthand_property_identifier") else None
