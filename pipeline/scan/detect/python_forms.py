@@ -183,8 +183,18 @@ class FileForms(Rows):
     def _serves_tool_list(self, node: Node) -> bool:
         if b"list_tools" in self.file.lower or b"listtoolsresult" in self.file.lower:
             return True
+        if self.index.serves_tools and _returned(node):
+            return True
         parent = node.parent
         while parent is not None and parent.type != "assignment":
             parent = parent.parent
         target = parent.child_by_field_name("left") if parent is not None else None
         return target is not None and text(self.data, target) in self.index.tool_lists
+
+
+def _returned(node: Node) -> bool:
+    """Whether a function returns ``node`` (alone, or in a list or tuple it returns)."""
+    parent = node.parent
+    while parent is not None and parent.type in ("list", "tuple", "parenthesized_expression", "expression_list"):
+        parent = parent.parent
+    return parent is not None and parent.type == "return_statement"

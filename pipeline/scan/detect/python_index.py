@@ -45,6 +45,9 @@ class ProjectIndex:
     wrapper_bodies: set[tuple[str, int]] = field(default_factory=set)
     """(path, start byte) of every wrapper definition: calls inside them are not tools."""
     tool_lists: set[str] = field(default_factory=set)
+    serves_tools: bool = False
+    """whether the tree has a low-level tool-list handler (``@server.list_tools()``, ``on_list_tools=``):
+    then a ``Tool(...)`` a function returns is one it lists (mcp-obsidian's tool handler classes)."""
     names: dict[str, str | None] = field(default_factory=dict)
     """string constants a tool name may be read from: ``NAME = "x"`` at module level and
     ``STATUS = "git_status"`` in a class body (key ``Class.STATUS``); None when defined twice
@@ -121,10 +124,13 @@ class ProjectIndex:
     def _list_handler(self, data: bytes, node: Node) -> None:
         decorators = [text(data, d) for d in node.children if d.type == "decorator"]
         if any(".list_tools(" in d for d in decorators):
+            self.serves_tools = True
             self._returned_names(data, node.child_by_field_name("definition"))
 
     def _on_list_tools(self, data: bytes, node: Node) -> None:
         handler = keywords(data, node.child_by_field_name("arguments")).get("on_list_tools")
+        if handler is not None:
+            self.serves_tools = True
         if handler is not None and handler.type == "identifier":
             self.tool_lists.add(text(data, handler))
 

@@ -12,6 +12,8 @@ imports do, then the wrapper's own module, then the nearest manifest.
 
 from __future__ import annotations
 
+import re
+
 from pipeline.scan.detect.deps import Dependencies
 from pipeline.scan.detect.model import Annotations, Tool
 from pipeline.scan.detect.python_annotations import Reader
@@ -21,6 +23,7 @@ from pipeline.scan.detect.python_scope import Kind, Node, Scope, classify, keywo
 from pipeline.scan.detect.python_wrappers import Wrapper
 from pipeline.scan.detect.sdks import SDKS
 from pipeline.scan.detect.source import SourceFile
+from pipeline.scan.detect.syntax import enclosing, named, unquote
 
 
 class Rows:
@@ -56,12 +59,43 @@ class Rows:
             return string_value(self.data, first[0])
         return fallback
 
-    def _literal(self, node: Node) -> str | None:
+    def _literal(self, node: Node, attributes: bool = True) -> str | None:
         """A string literal, or a string constant of the project named one level away
-        (``name=GitTools.STATUS``, ``name=TimeTools.NOW.value``, ``name=SEARCH``)."""
+        (``name=GitTools.STATUS``, ``name=TimeTools.NOW.value``, ``name=SEARCH``); ``self.name``
+        is read from the class's ``__init__`` (``self.name = X`` or ``super().__init__(X)``)."""
+        if attributes and node.type == "attribute" and text(self.data, node.child_by_field_name("object")) == "self":
+            value = self._set_in_init(node, text(self.data, node.child_by_field_name("attribute")))
+            return self._literal(value, attributes=False) if value is not None else None
         if node.type in ("identifier", "attribute"):
-            return self.index.name_constant(text(self.data, node))
+            found = self.index.name_constant(text(self.data, node))
+            return found if found is not None or node.type == "attribute" else self._module_string(node)
         return string_value(self.data, node)
+
+    def _module_string(self, node: Node) -> str | None:
+        """A module-level ``NAME = "..."`` of this file (written once) that ``node`` names."""
+        pattern = rb"^%s[ \t]*(?::[^=\n]*)?=[ \t]*([rRbBuU]?(?:\"[^\"\n]*\"|'[^'\n]*'))[ \t]*(?:#.*)?$" % re.escape(
+            text(self.data, node).encode())
+        found = re.findall(pattern, self.data, re.MULTILINE)
+        return unquote(found[0].decode("utf-8", "replace")) if len(set(found)) == 1 else None
+
+    def _set_in_init(self, node: Node, attribute: str) -> Node | None:
+        """What the enclosing class's ``__init__`` sets ``self.<attribute>`` to, or passes first
+        to ``super().__init__`` (a base class that keeps its tool's name)."""
+        cls = enclosing(node, ("class_definition",))
+        body = cls.child_by_field_name("body") if cls is not None else None
+        init = next((d for d in named(body) if d.type == "function_definition" and
+                     text(self.data, d.child_by_field_name("name")) == "__init__"), None) if body else None
+        block = init.child_by_field_name("body") if init is not None else None
+        for statement in named(block) if block is not None else []:
+            expression = statement.named_children[0] if statement.type == "expression_statement" else None
+            if expression is not None and expression.type == "assignment" and \
+                    text(self.data, expression.child_by_field_name("left")) == f"self.{attribute}":
+                return expression.child_by_field_name("right")
+            if expression is not None and expression.type == "call" and \
+                    text(self.data, expression.child_by_field_name("function")) == "super().__init__":
+                first = positionals(expression.child_by_field_name("arguments"))[:1]
+                return first[0] if first else None
+        return None
 
     # -- wrappers -----------------------------------------------------------------------------
     def _function_wrapper(self, callee: Node | None) -> Wrapper | None:
