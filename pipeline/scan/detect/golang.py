@@ -8,6 +8,8 @@ Forms (``rule`` = ``go.<sdk>.<form>``), with the line each row reports:
   (``mcp.Tool{``, or the ``{`` of an elided element). Works for go-sdk and mcp-go ``Tool`` literals.
 - ``new-tool`` / ``raw-schema``: mcp-go ``mcp.NewTool(..)`` / ``mcp.NewToolWithRawSchema(..)``; line of the call.
 - ``register-tool``: mcp-golang ``x.RegisterTool(name, description, handler)`` (no annotations exist there).
+- ``mirror-literal``: a ``pkg.Tool{...}`` literal of the project's own package that mirrors an SDK's
+  types (``golang_mirrors``), read as that SDK's.
 - ``wrapper``: a call of a project function whose single tool definition takes its name from a
   parameter (phase 1); line of the call, ``via="wrapper:<function>"``. A literal passed to a project
   helper that has a ``pkg.Tool`` parameter keeps its own form and gets ``via="wrapper:<helper>"``.
@@ -27,6 +29,7 @@ from collections.abc import Iterator
 
 from pipeline.scan.detect.deps import Dependencies
 from pipeline.scan.detect.golang_index import Project
+from pipeline.scan.detect.golang_mirrors import mirror_imports, mirrored
 from pipeline.scan.detect.golang_read import Reading, fill
 from pipeline.scan.detect.golang_syntax import (
     IMPORT_MARKERS,
@@ -61,27 +64,40 @@ class GoDetector:
         self.dependencies = dependencies
         self.project = Project()
         self._ready = False
+        self.mirrors: dict[str, str] = {}
+        """folder -> SDK of the project's packages that mirror an SDK's tool types (``golang_mirrors``)."""
+        self._mirror_files: set[str] = set()
 
     def index(self, file: SourceFile) -> None:
         """Phase 1: constants, annotation presets, tool helpers and wrappers of SDK files."""
         if _imports_sdk(file.lower) and worth_indexing(file.lower):
             self.project.learn(file)
+        if (mirror := mirrored(file, self.dependencies)) is not None:
+            self.mirrors[mirror[0]] = mirror[1]
+            self._mirror_files.add(file.path)
 
     def detect(self, file: SourceFile) -> Iterator[Tool | Exclusion]:
         """Phase 2: the tool definitions of ``file``, or why an MCP-looking file is left out."""
         if not self._ready:
             self.project.finish()
             self._ready = True
-        defines = _imports_sdk(file.lower) and UNIT_MARKER.search(file.lower) is not None
+        imports_tools = _imports_sdk(file.lower) or self._imports_mirror(file.lower)
+        defines = imports_tools and UNIT_MARKER.search(file.lower) is not None
         if not (defines or self.project.mentions_wrapper(file.lower)):
-            yield from _exclusions(file, _imports_sdk(file.lower))
+            yield from _exclusions(file, _imports_sdk(file.lower), file.path in self._mirror_files)
             return
         caps = captures(file.tree.root_node, self.project.wrapper_names)
-        scope = self.project.scope(file, read_imports(file, caps.get("import", [])), local=caps.get("const", []))
+        specs = caps.get("import", [])
+        imports = mirror_imports(file, specs, self.mirrors, read_imports(file, specs))
+        scope = self.project.scope(file, imports, local=caps.get("const", []))
         tools = [*self._definitions(scope, caps), *self._wrapper_calls(scope, caps)]
         yield from sorted(tools, key=lambda tool: tool.line)
         if not tools:
-            yield from _exclusions(file, bool(scope.imports.sdks))
+            yield from _exclusions(file, bool(scope.imports.sdks), file.path in self._mirror_files)
+
+    def _imports_mirror(self, lower: bytes) -> bool:
+        """Whether lower-cased content may import one of the project's mirror packages."""
+        return any(f'/{folder}"'.lower().encode() in lower for folder in self.mirrors if folder)
 
     def _definitions(self, scope: Scope, caps: dict[str, list[Node]]) -> Iterator[Tool]:
         for unit in units(scope, caps):
@@ -91,6 +107,8 @@ class GoDetector:
 
     def _context(self, scope: Scope, unit: Unit) -> tuple[str, str]:
         form = "tool-literal" if unit.kind == "literal" else unit.kind
+        if unit.kind == "literal" and _package_of(scope, unit.node) in scope.imports.mirrors:
+            form = "mirror-literal"
         call = outer_call(unit.node)
         if call is None:
             return form, "direct"
@@ -122,10 +140,17 @@ def _row(file: SourceFile, node: Node, sdk: str, form: str, reading: Reading, *,
                 reading.tool_title)
 
 
-def _exclusions(file: SourceFile, imports_sdk: bool) -> Iterator[Exclusion]:
+def _package_of(scope: Scope, literal: Node) -> str | None:
+    """The package a ``pkg.Tool{}`` literal's type is written with (``None`` for an elided element)."""
+    type_node = literal.child_by_field_name("type") if literal.type == "composite_literal" else None
+    package = type_node.child_by_field_name("package") if type_node is not None else None
+    return scope.file.text(package) if package is not None else None
+
+
+def _exclusions(file: SourceFile, imports_sdk: bool, mirror: bool = False) -> Iterator[Exclusion]:
     lower = file.lower
     if b"toolannotation" in lower and (found := _TYPE_DEFINITION.search(lower)) is not None:
-        copy = _TOOL_TYPE.search(lower) is not None
+        copy = _TOOL_TYPE.search(lower) is not None and not mirror
         yield Exclusion(file.path, "sdk-source" if copy else "type-definition", found.group().decode())
     elif imports_sdk and any(c in lower for c in _CLIENT_CALLS) and any(h in lower for h in _HINT_READS):
         yield Exclusion(file.path, "client-code", "reads tool hints through an MCP client")

@@ -14,7 +14,7 @@ from functools import cache
 
 import tree_sitter
 
-from pipeline.scan.detect.model import DYNAMIC, FALSE, TRUE, Annotations
+from pipeline.scan.detect.model import DYNAMIC, FALSE, TRUE, UNSET, Annotations
 from pipeline.scan.detect.source import SourceFile
 from pipeline.scan.detect.syntax import capture_map, compiled, named, unquote
 
@@ -102,6 +102,8 @@ class Imports:
     """local names of metoro-io/mcp-golang."""
     sdks: frozenset[str] = frozenset()
     """SDK keys imported in any package (servers, clients)."""
+    mirrors: frozenset[str] = frozenset()
+    """local names (among ``tools``) of the project's own packages that mirror an SDK's types."""
 
 
 def read_imports(file: SourceFile, specs: list[Node]) -> Imports:
@@ -214,6 +216,8 @@ class Scope:
         text = self.file.text(node).strip()
         if text in (TRUE, FALSE):
             return text
+        if text == "nil":  # a *bool left nil: not sent
+            return UNSET
         if node.type == "call_expression" and len(arguments(node)) == 1:
             return self.boolean(arguments(node)[0])
         if node.type == "identifier":
