@@ -100,9 +100,16 @@ def test_mcp_go_prefills_only_what_new_tool_builds(tmp_path: Path) -> None:
     raw = Tool("s.go", 1, "go-mcp-go", "raw", "go.go-mcp-go.raw-schema", sdk_version="v0.40.0")
     literal = Tool("s.go", 2, "go-mcp-go", "lit", "go.go-mcp-go.tool-literal", sdk_version="v0.40.0")
     preset = Tool("s.go", 3, "go-mcp-go", "pre", "go.go-mcp-go.new-tool", RO.with_source("preset:RO"))
-    with _store_tools(tmp_path, raw, literal, preset) as store:
+    # a wrapper around NewTool is pre-filled; one around a Tool{} literal with options is not (grafana's ConvertTool)
+    options, v40 = RO.with_source("options"), "v0.40.0"
+    wrapped = Tool("s.go", 4, "go-mcp-go", "wrapped", "go.go-mcp-go.wrapper", options, sdk_version=v40)
+    literal_wrapped = Tool("s.go", 5, "go-mcp-go", "lit_wrapped", "go.go-mcp-go.wrapper-literal", options,
+                           sdk_version=v40)
+    with _store_tools(tmp_path, raw, literal, preset, wrapped, literal_wrapped) as store:
         assert [_wire(store, n) for n in ("raw", "lit")] == [UNSET4, UNSET4]
         assert _wire(store, "pre") == ("true", UN, UN, UN)
+        assert _wire(store, "wrapped") == ("true", "true", "false", "true")
+        assert _wire(store, "lit_wrapped") == ("true", UN, UN, UN)
 
 
 def test_spring_title_falls_back_to_the_tool_name_on_the_wire(tmp_path: Path) -> None:

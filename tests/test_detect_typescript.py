@@ -137,3 +137,25 @@ def test_a_method_of_the_same_name_is_a_wrapper_only_from_its_module() -> None:
     other = "export function tools(engine: Engine) {\n  engine.registerTool('ping', {})\n}\n"
     found = _tools({"lib/context.ts": context, "app/tools.ts": app, "app/other.ts": other})
     assert [(t.path, t.tool_name, t.via) for t in found] == [("app/tools.ts", "ping", "wrapper:registerTool")]
+
+
+def test_test_files_are_told_by_folder_or_name_part() -> None:
+    from pipeline.scan.detect.paths import in_tests
+
+    assert [in_tests(p) for p in ("src/test/a.ts", "a/__tests__/b.ts", "x.test.ts", "pkg/x_test.go",
+                                  "test_server.py", "src/latest_version.ts", "src/contest.ts")] == \
+        [True, True, True, True, True, False, False]
+
+
+def test_a_loop_variable_is_never_a_constant_of_another_file() -> None:
+    """``tool.name`` in a loop over a list the detector cannot follow does not read a test's
+    ``const tool``: with no object of the loop's shape outside tests, the row is the loop's, its
+    name unknown; an object of that shape outside tests is read as the loop's element."""
+    server = SDK + "export function wire(s: McpServer, tools: Def[]) {\n" \
+                   "  for (const tool of tools) { s.registerTool(tool.name, { annotations: tool.hints }, cb); }\n}\n"
+    fixture = "const tool = { name: 'fixture', hints: { readOnlyHint: true } };\n"
+    found = _tools({"src/server.ts": server, "src/test/fixture.ts": fixture})
+    assert [(t.path, t.tool_name, t.annotations.read_only_hint) for t in found] == [("src/server.ts", None, "unset")]
+    found = _tools({"src/server.ts": server, "src/defs.ts": fixture})
+    assert [(t.path, t.tool_name, t.annotations.read_only_hint) for t in found] == [("src/defs.ts", "fixture", "true")]
+    assert found[0].rule == "typescript.ts-mcp.register-tool-shaped"  # a guess, and the rule says so

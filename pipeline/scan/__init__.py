@@ -4,4 +4,5 @@
 by another version is scanned again (from the cache, without downloading).
 """
 
-SCANNER_VERSION = "3"  # 2: the registration detector runs in the same pass; 3: tree notes
+SCANNER_VERSION = "4"  # 2: the registration detector runs in the same pass; 3: tree notes;
+# 4: wrappers of wrappers, mirrored Go types, TypeScript lists it cannot follow

@@ -10,8 +10,9 @@ Forms (``rule`` = ``go.<sdk>.<form>``), with the line each row reports:
 - ``register-tool``: mcp-golang ``x.RegisterTool(name, description, handler)`` (no annotations exist there).
 - ``mirror-literal``: a ``pkg.Tool{...}`` literal of the project's own package that mirrors an SDK's
   types (``golang_mirrors``), read as that SDK's.
-- ``wrapper``: a call of a project function whose single tool definition takes its name from a
-  parameter (phase 1); line of the call, ``via="wrapper:<function>"``. A literal passed to a project
+- ``wrapper`` / ``wrapper-literal``: a call of a project function whose single tool definition
+  (an mcp-go ``NewTool`` call / a ``Tool{}`` literal, which mcp-go does not pre-fill) takes its name
+  from a parameter (phase 1); line of the call, ``via="wrapper:<function>"``. A literal passed to a project
   helper that has a ``pkg.Tool`` parameter keeps its own form and gets ``via="wrapper:<helper>"``.
 
 The package name comes from the file's imports (aliases included), never from a variable's name.
@@ -130,7 +131,8 @@ class GoDetector:
             wrapper = self.project.wrapper(scope.file.path, package, name, len(args))
             if wrapper is not None and wrapper.reading is not None:
                 reading = fill(wrapper.reading, scope, args, wrapper.options)
-                yield _row(scope.file, call, wrapper.unit.sdk, "wrapper", reading, via=f"wrapper:{name}")
+                form = "wrapper-literal" if wrapper.unit.kind == "literal" else "wrapper"
+                yield _row(scope.file, call, wrapper.unit.sdk, form, reading, via=f"wrapper:{name}")
 
 
 def _row(file: SourceFile, node: Node, sdk: str, form: str, reading: Reading, *, via: str) -> Tool:

@@ -28,6 +28,18 @@ MARKERS = (
 )
 
 
+#: folders and file-name parts of tests (their rows are kept; they are not read as a project's definitions)
+TEST_DIRS = frozenset({"test", "tests", "__tests__", "__mocks__", "spec", "specs", "testdata", "fixtures"})
+TEST_NAME_PARTS = (".test.", ".spec.", "_test.")
+
+
+def in_tests(path: str) -> bool:
+    """Whether ``path`` is a test's file (a test folder, or a ``*.test.*`` / ``*_test.*`` / ``test_*`` name)."""
+    directory, _, name = path.rpartition("/")
+    return any(part in TEST_DIRS for part in directory.split("/")) or name.startswith("test_") or \
+        any(p in name for p in TEST_NAME_PARTS)
+
+
 def exclusion(path: str) -> tuple[str, str] | None:
     """Why ``path`` is left out, as (reason, detail), or ``None`` when the detector reads it."""
     directory, _, name = path.rpartition("/")

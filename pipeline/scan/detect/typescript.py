@@ -14,6 +14,9 @@ Forms (sdk-idioms.md 4.1-4.4, 13), each attributed by the file's imports, never 
   ``typescript_openclaw``), Vercel AI ``tool({...})`` from ``ai``.
 - A project's wrappers, and wrappers of those (``typescript_wrappers``), give one row per
   call, ``via="wrapper:<name>"``; a call in a loop over a known list, one row per element.
+- A registration in a loop over a list that cannot be followed gives one row per object literal
+  with the keys it reads from the loop variable (``typescript_loops.shaped_objects``), with the
+  form suffixed ``-shaped`` (``typescript.ts-mcp.register-tool-shaped``): a guess, said so.
 
 ``line`` is the line of the callee's name for a call that defines one tool (``registerTool``,
 ``tool``, ``addTool({..})``, ``createTool``, a wrapper call), and the line of the object
@@ -39,7 +42,7 @@ from pipeline.scan.detect.syntax import occurrences
 from pipeline.scan.detect.typescript_annotations import Resolver, ToolInfo, bind, tool_info
 from pipeline.scan.detect.typescript_imports import MARKERS, Imports, imports_of
 from pipeline.scan.detect.typescript_index import ProjectIndex
-from pipeline.scan.detect.typescript_loops import expand_loop, mastra_names
+from pipeline.scan.detect.typescript_loops import expand_loop, mastra_names, shaped_objects
 from pipeline.scan.detect.typescript_openclaw import agent_tool, imports_openclaw_type, manifest_openclaw
 from pipeline.scan.detect.typescript_values import Node, Ref, arguments, callee, unwrap
 from pipeline.scan.detect.typescript_wrappers import Wrapper, captures
@@ -70,6 +73,7 @@ class TypeScriptDetector:
         self._seen: set[tuple[str, int, str]] = set()
         self._mastra: tuple[dict[str, str], dict[tuple[str, int], str]] | None = None
         self._versions: dict[tuple[str, str], str | None] = {}
+        self._shapes: dict[tuple[str, str, frozenset[str]], list[Ref]] = {}
 
     def index(self, file: SourceFile) -> None:
         """Phase 1: constants, helpers, wrappers, OpenClaw shims, Mastra servers."""
@@ -156,9 +160,22 @@ class TypeScriptDetector:
 
     def _loop_or(self, res: Resolver, call: Ref, form: str, read: forms.Reader) -> Iterator[Tool]:
         found = read(res, call)
-        if found and found[0][1].name is None and (expanded := expand_loop(res, call, read)):
-            found = expanded
+        if found and found[0][1].name is None:
+            expanded, guessed = expand_loop(res, call, read, self._shaped)
+            if expanded:
+                found, form = expanded, f"{form}-shaped" if guessed else form
         yield from self._emit("ts-mcp", form, found)
+
+    def _shaped(self, call: Ref, name_key: str, keys: frozenset[str]) -> list[Ref]:
+        """The object literals a loop over a list it cannot follow registers: in the package that
+        declares the SDK, outside tests, with a string at ``name_key`` and another key the loop
+        reads (``{ name: "x", annotations: {...} }`` for ``server.tool(t.name, ..., t.annotations)``)."""
+        found = self.dependencies.find(SDKS["ts-mcp"].packages, call.file.path)
+        folder = found.directory if found is not None else ""
+        key = (folder, name_key, keys)
+        if key not in self._shapes:
+            self._shapes[key] = shaped_objects(self._project, folder, name_key, keys)
+        return self._shapes[key]
 
     def _emit(self, sdk: str, form: str, found: forms.Found, via: str | None = None,
               name: str | None = None) -> Iterator[Tool]:
@@ -187,10 +204,12 @@ class TypeScriptDetector:
         def read(bound: Resolver, at: Ref) -> forms.Found:
             return [(at, info) for _, info in _through(bound, at, outer)[:1]]
 
-        found = read(res, call)
-        if found and found[0][1].name is None and (expanded := expand_loop(res, call, read)):
-            found = expanded
-        yield from self._emit(outer.sdk, "wrapper", found, via=f"wrapper:{outer.name}")
+        found, form = read(res, call), "wrapper"
+        if found and found[0][1].name is None:
+            expanded, guessed = expand_loop(res, call, read, self._shaped)
+            if expanded:
+                found, form = expanded, "wrapper-shaped" if guessed else form
+        yield from self._emit(outer.sdk, form, found, via=f"wrapper:{outer.name}")
 
     def _create_tool(self, res: Resolver, call: Ref) -> Iterator[Tool]:
         if self._mastra is None:

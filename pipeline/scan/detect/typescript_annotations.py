@@ -19,6 +19,7 @@ from pipeline.scan.detect.typescript_values import (
     Ref,
     arguments,
     entries,
+    is_parameter,
     params,
     returned_object,
     string_value,
@@ -71,6 +72,8 @@ class Resolver:
                 bound = self.env[name]
             if bound is not None:
                 return bound.at(unwrap(bound.node)), None
+            if is_parameter(ref, name):  # a function's parameter or a loop's variable: never a constant
+                return ref, None
             found = self.consts(name, ref.file)
             return (found.at(unwrap(found.node)), name) if found is not None else (ref, None)
         if node.type == "member_expression":
@@ -86,6 +89,8 @@ class Resolver:
         if value is None:
             return ref, None
         target = value.at(unwrap(value.node))
+        if target.node.type in ("identifier", "shorthand_property_identifier"):  # { name } -> const name = "x"
+            target = self.resolve(target)[0]
         return target, f"{name}.{ref.file.text(prop)}" if name else None
 
     def get(self, obj: Ref, key: str, spreads: bool = True) -> Ref | None:

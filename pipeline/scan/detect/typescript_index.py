@@ -24,7 +24,14 @@ from collections import defaultdict
 
 from pipeline.scan.detect.source import SourceFile
 from pipeline.scan.detect.typescript_annotations import Resolver
-from pipeline.scan.detect.typescript_imports import Imports, imports_of, module_key, reexports_openclaw
+from pipeline.scan.detect.typescript_imports import (
+    Imports,
+    imports_name,
+    imports_of,
+    module_key,
+    names_module,
+    reexports_openclaw,
+)
 from pipeline.scan.detect.typescript_openclaw import openclaw_types
 from pipeline.scan.detect.typescript_values import (
     Node,
@@ -54,10 +61,17 @@ DECLARED_NAMES = re.compile(
 )
 
 
-def _pick(found: list[Ref] | None, file: SourceFile) -> Ref | None:
+def _pick(found: list[Ref] | None, file: SourceFile, name: str) -> Ref | None:
+    """The definition of ``name`` that ``file`` sees: its own, else, when it imports the name,
+    one of a module it imports (or the first: a re-export); a file does not see another's
+    constant it does not import."""
     if not found:
         return None
-    return next((r for r in found if r.file is file), found[0])
+    own = next((r for r in found if r.file is file), None)
+    if own is not None or not imports_name(file.data, name):
+        return own
+    specs = imports_of(file.path, file.data, set()).specs
+    return next((r for r in found if names_module(file.path, specs, r.file.path)), found[0])
 
 
 class ProjectIndex:
@@ -80,12 +94,12 @@ class ProjectIndex:
     def const(self, name: str, file: SourceFile) -> Ref | None:
         """The value of constant ``name``, preferring ``file``'s own."""
         self._read_declarations(name)
-        return _pick(self.consts.get(name), file)
+        return _pick(self.consts.get(name), file, name)
 
     def function(self, name: str, file: SourceFile) -> Ref | None:
         """The helper function ``name``, preferring ``file``'s own."""
         self._read_declarations(name)
-        return _pick(self.functions.get(name), file)
+        return _pick(self.functions.get(name), file, name)
 
     def _read_declarations(self, name: str) -> None:
         for file in self._declaring.get(name, ()):

@@ -9,9 +9,20 @@
 
 from __future__ import annotations
 
-from pipeline.scan.detect.typescript_annotations import Resolver, tool_objects
+import re
+from collections.abc import Callable
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from pipeline.scan.detect.paths import in_tests
+from pipeline.scan.detect.syntax import descendants
+from pipeline.scan.detect.typescript_annotations import Resolver, ToolInfo, tool_info, tool_objects
 from pipeline.scan.detect.typescript_forms import Found, Reader
 from pipeline.scan.detect.typescript_values import Env, Node, Ref, arguments, entries, params, unwrap
+from pipeline.scan.detect.typescript_wrappers import captures
+
+if TYPE_CHECKING:
+    from pipeline.scan.detect.typescript_index import ProjectIndex
 
 _ITERATING = frozenset({"forEach", "map", "flatMap"})
 
@@ -62,16 +73,59 @@ def _iterated(call: Ref, node: Node, variable: str) -> tuple[Ref, Ref] | None:
     return call.at(first[0]), call.at(base)
 
 
-def expand_loop(res: Resolver, call: Ref, read: Reader) -> Found:
-    """One definition per element of the list a registration loops over (empty when none)."""
+#: finds the object literals shaped as a loop's elements: (the registration call, the key that
+#: names a tool, every key it reads) -> the objects
+Shaped = Callable[[Ref, str, frozenset[str]], list[Ref]]
+
+
+def expand_loop(res: Resolver, call: Ref, read: Reader, shaped: Shaped | None = None) -> tuple[Found, bool]:
+    """One definition per element of the list a registration loops over (empty when none), and
+    whether the elements were guessed: when the list cannot be followed (built by a function,
+    passed in as a parameter), ``shaped`` gives the objects that have the keys the registration
+    reads from the loop variable."""
     loop = loop_list(call)
     if loop is None:
-        return []
+        return [], False
     pattern, listed = loop
+    elements = tool_objects(res, listed)
+    guessed = False
+    if not elements and shaped is not None and (keys := read_keys(call, pattern)) is not None:
+        elements, guessed = shaped(call, *keys), True
     found: Found = []
-    for element in tool_objects(res, listed):
-        found.extend((element, info) for _, info in read(res.bound(_bound(res, pattern, element)), call))
-    return found
+    for element in elements:
+        infos = [info for _, info in read(res.bound(_bound(res, pattern, element)), call)]
+        found.extend((element, _own_annotations(res, element, info) if guessed else info) for info in infos)
+    return found, guessed
+
+
+def _own_annotations(res: Resolver, element: Ref, info: ToolInfo) -> ToolInfo:
+    """A shaped element's own ``annotations`` (the wire field's name) where the registration
+    passes something the detector cannot follow (a record built from the element)."""
+    if info.annotations.source != "dynamic" or res.get(element, "annotations") is None:
+        return info
+    own = tool_info(res, element)
+    return replace(info, annotations=own.annotations, preset=own.preset)
+
+
+def read_keys(call: Ref, pattern: Ref) -> tuple[str, frozenset[str]] | None:
+    """The key of the loop variable that names the tool (the call's first argument) and every key
+    the call reads from it (``tool.name``, ``tool.annotations``; or the names it destructures)."""
+    args = arguments(call.node)
+    first = unwrap(args[0]) if args else None
+    if first is None:
+        return None
+    if pattern.node.type == "object_pattern":
+        keys = frozenset(call.file.text(p) for p in pattern.node.named_children
+                         if p.type == "shorthand_property_identifier_pattern")
+        name = call.file.text(first)
+        return (name, keys) if name in keys else None
+    variable = pattern.text()
+    members = descendants(call.node, ["member_expression"])
+    keys = frozenset(call.file.text(m.child_by_field_name("property")) for m in members
+                     if call.file.text(m.child_by_field_name("object")) == variable)
+    if first.type != "member_expression" or call.file.text(first.child_by_field_name("object")) != variable:
+        return None
+    return call.file.text(first.child_by_field_name("property")), keys
 
 
 def _bound(res: Resolver, pattern: Ref, element: Ref) -> Env:
@@ -107,3 +161,25 @@ def _collect(res: Resolver, target: Ref, names: dict[str, str], positions: dict[
             names[value.file.text(node)] = key
         elif key is not None and node.type == "call_expression":
             positions[(value.file.path, node.start_byte)] = key
+
+
+def shaped_objects(project: ProjectIndex, folder: str, name_key: str, keys: frozenset[str]) -> list[Ref]:
+    """Object literals of the files under ``folder`` (tests left out) with a string at
+    ``name_key`` and at least one more of ``keys``: the elements of a tool list the detector
+    could not follow. Only files that write ``name_key:`` are parsed."""
+    others = keys - {name_key}
+    if not others:
+        return []
+    written = re.compile(rb"\b%s\b" % re.escape(name_key.encode()))
+    res = project.resolver()
+    found = []
+    for file in project.wrapping.modules:
+        if (folder and not file.path.startswith(folder + "/")) or in_tests(file.path) or \
+                written.search(file.data) is None:
+            continue
+        for node in captures(file, "(object) @object").get("object", []):
+            ref = Ref(file, node)
+            present = {key for key, _, _ in entries(ref, res.consts) if key is not None}
+            if name_key in present and present & others and res.string(res.get(ref, name_key)) is not None:
+                found.append(ref)
+    return found

@@ -152,6 +152,28 @@ def function_name(function: Node, file: SourceFile) -> str | None:
     return None
 
 
+def is_parameter(ref: Ref, name: str) -> bool:
+    """Whether ``name`` at ``ref`` is bound by an enclosing function's parameters (destructured
+    ones included) or a ``for (const x of ...)`` loop around it."""
+    node: Node | None = ref.node.parent
+    while node is not None:
+        if node.type in FUNCTIONS and any(_binds(ref.file, p, name) for p in params(node, ref.file)):
+            return True
+        if node.type == "for_in_statement" and (left := node.child_by_field_name("left")) is not None and \
+                _binds(ref.file, left, name):
+            return True
+        node = node.parent
+    return False
+
+
+def _binds(file: SourceFile, pattern: Node, name: str) -> bool:
+    if pattern.type == "identifier":
+        return file.text(pattern) == name
+    return pattern.type in ("object_pattern", "array_pattern") and any(
+        n.type in ("shorthand_property_identifier_pattern", "identifier") and file.text(n) == name
+        for n in pattern.named_children)
+
+
 def enclosing_function(node: Node) -> Node | None:
     """The innermost function around ``node``."""
     return enclosing(node, FUNCTIONS)
