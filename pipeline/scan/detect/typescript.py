@@ -155,16 +155,22 @@ class TypeScriptDetector:
             yield from self._emit("ts-mcp", "list-tools", forms.list_tools(res, call))
         elif not member and name == "createTool" and imports.mastra_core:
             yield from self._create_tool(res, call)
-        elif (wrapper := self._project.visible(name, call.file, member, imports.specs)) is not None:
+        elif (wrapper := self._project.visible(name, call.file, member)) is not None:
             yield from self._wrapped(res, call, wrapper)
 
     def _loop_or(self, res: Resolver, call: Ref, form: str, read: forms.Reader) -> Iterator[Tool]:
+        found, form = self._expanded(res, call, read, form)
+        yield from self._emit("ts-mcp", form, found)
+
+    def _expanded(self, res: Resolver, call: Ref, read: forms.Reader, form: str) -> tuple[forms.Found, str]:
+        """What ``read`` finds at ``call``; when it names no tool, one definition per element of the
+        list the call loops over, if any (the form suffixed ``-shaped`` when the elements are guessed)."""
         found = read(res, call)
         if found and found[0][1].name is None:
             expanded, guessed = expand_loop(res, call, read, self._shaped)
             if expanded:
-                found, form = expanded, f"{form}-shaped" if guessed else form
-        yield from self._emit("ts-mcp", form, found)
+                return expanded, f"{form}-shaped" if guessed else form
+        return found, form
 
     def _shaped(self, call: Ref, name_key: str, keys: frozenset[str]) -> list[Ref]:
         """The object literals a loop over a list it cannot follow registers: in the package that
@@ -204,11 +210,7 @@ class TypeScriptDetector:
         def read(bound: Resolver, at: Ref) -> forms.Found:
             return [(at, info) for _, info in _through(bound, at, outer)[:1]]
 
-        found, form = read(res, call), "wrapper"
-        if found and found[0][1].name is None:
-            expanded, guessed = expand_loop(res, call, read, self._shaped)
-            if expanded:
-                found, form = expanded, "wrapper-shaped" if guessed else form
+        found, form = self._expanded(res, call, read, "wrapper")
         yield from self._emit(outer.sdk, form, found, via=f"wrapper:{outer.name}")
 
     def _create_tool(self, res: Resolver, call: Ref) -> Iterator[Tool]:

@@ -100,6 +100,23 @@ def imports_of(path: str, data: bytes, openclaw_modules: frozenset[str] | set[st
     return Imports(specs, local)
 
 
+def seen_from(path: str, data: bytes, name: str, homes: list[str], *, member: bool = False) -> int | None:
+    """Which of several definitions of ``name`` (by the path of the file each is in) the file at
+    ``path`` reaches, by position: its own; else, for a method call (``context.registerTool(...)``,
+    ``member``), one in a module it imports (the receiver's type or factory comes from there); else,
+    when it imports the name, one in a module it imports, or the first (a re-export). A file does
+    not reach another's definition it does not import."""
+    if path in homes:
+        return homes.index(path)
+    if not homes or not (member or imports_name(data, name)):
+        return None
+    specs = imports_of(path, data, set()).specs
+    imported = next((i for i, home in enumerate(homes) if names_module(path, specs, home)), None)
+    if imported is not None or not imports_name(data, name):
+        return imported
+    return 0
+
+
 def imports_name(data: bytes, name: str) -> bool:
     """Whether a file imports ``name``: ``import { name } from``, ``import name from``,
     ``const { name } = require(``, ``const name = require(``. Each form is read within its own

@@ -24,14 +24,7 @@ from collections import defaultdict
 
 from pipeline.scan.detect.source import SourceFile
 from pipeline.scan.detect.typescript_annotations import Resolver
-from pipeline.scan.detect.typescript_imports import (
-    Imports,
-    imports_name,
-    imports_of,
-    module_key,
-    names_module,
-    reexports_openclaw,
-)
+from pipeline.scan.detect.typescript_imports import Imports, imports_of, module_key, reexports_openclaw, seen_from
 from pipeline.scan.detect.typescript_openclaw import openclaw_types
 from pipeline.scan.detect.typescript_values import (
     Node,
@@ -62,16 +55,9 @@ DECLARED_NAMES = re.compile(
 
 
 def _pick(found: list[Ref] | None, file: SourceFile, name: str) -> Ref | None:
-    """The definition of ``name`` that ``file`` sees: its own, else, when it imports the name,
-    one of a module it imports (or the first: a re-export); a file does not see another's
-    constant it does not import."""
-    if not found:
-        return None
-    own = next((r for r in found if r.file is file), None)
-    if own is not None or not imports_name(file.data, name):
-        return own
-    specs = imports_of(file.path, file.data, set()).specs
-    return next((r for r in found if names_module(file.path, specs, r.file.path)), found[0])
+    """The definition of ``name`` that ``file`` sees (``typescript_imports.seen_from``)."""
+    at = seen_from(file.path, file.data, name, [r.file.path for r in found or []])
+    return found[at] if found and at is not None else None
 
 
 class ProjectIndex:
@@ -167,11 +153,11 @@ class ProjectIndex:
 
     def deepen(self) -> None:
         """Wrappers of wrappers, once phase 1 has read every file (see ``Wrappers.deepen``)."""
-        self.wrapping.deepen(self.openclaw_modules)
+        self.wrapping.deepen()
 
-    def visible(self, name: str, file: SourceFile, member: bool, specs: frozenset[str]) -> Wrapper | None:
+    def visible(self, name: str, file: SourceFile, member: bool) -> Wrapper | None:
         """The wrapper ``name`` a call in ``file`` reaches (see ``Wrappers.visible``)."""
-        return self.wrapping.visible(name, file, member, specs)
+        return self.wrapping.visible(name, file, member)
 
     def _mastra(self, file: SourceFile, new: Node) -> None:
         constructor = new.child_by_field_name("constructor")

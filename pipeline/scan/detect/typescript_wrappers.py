@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from pipeline.scan.detect.source import GRAMMARS, SourceFile, extension
 from pipeline.scan.detect.syntax import capture_map, compiled
-from pipeline.scan.detect.typescript_imports import imports_name, imports_of, names_module
+from pipeline.scan.detect.typescript_imports import seen_from
 from pipeline.scan.detect.typescript_values import (
     Node,
     Ref,
@@ -89,7 +89,7 @@ class Wrappers:
         self.templates.add((file.path, call.start_byte))
         return name
 
-    def deepen(self, openclaw_modules: set[str]) -> None:
+    def deepen(self) -> None:
         """Wrappers of wrappers, once phase 1 has read every file: a named function that calls a
         wrapper it can reach (``visible``) with a tool name from its own parameters wraps it in
         turn (``scopedTool(name, ...)`` calling ``registerTool(name, ...)``, which calls the SDK),
@@ -104,17 +104,16 @@ class Wrappers:
             shape = re.compile(rb"(?<![\w$])(?:%s)\s*(?:<[^()]{0,200}>)?\s*\(\s*(?![\"'`{])[A-Za-z_$]"
                                % b"|".join(re.escape(name.encode()) for name in sorted(fresh)))
             fresh = {name for file in self.modules if shape.search(file.data) is not None
-                     for name in self._wrappers_of(file, fresh, openclaw_modules)}
+                     for name in self._wrappers_of(file, fresh)}
 
-    def _wrappers_of(self, file: SourceFile, names: set[str], openclaw_modules: set[str]) -> list[str]:
+    def _wrappers_of(self, file: SourceFile, names: set[str]) -> list[str]:
         """The names of the new wrappers ``file`` defines around calls of the wrappers ``names``."""
-        specs = imports_of(file.path, file.data, openclaw_modules).specs
         learnt = []
         for call in captures(file).get("call", []):
             called = callee(call)
             if called is None or called[0] not in names or (file.path, call.start_byte) in self.templates:
                 continue
-            inner = self.visible(called[0], file, called[1].type == "property_identifier", specs)
+            inner = self.visible(called[0], file, called[1].type == "property_identifier")
             fn = enclosing_function(call)
             if inner is None or fn is None or inner.function.node == fn:
                 continue
@@ -123,19 +122,11 @@ class Wrappers:
                 learnt.append(name)
         return learnt
 
-    def visible(self, name: str, file: SourceFile, member: bool, specs: frozenset[str]) -> Wrapper | None:
-        """The wrapper ``name`` a call in ``file`` reaches: one ``file`` defines; else, for a method
-        call (``context.registerTool(...)``), one of a module ``file`` imports (the receiver's type
-        or factory comes from there); else, when ``file`` imports the name, one of a module it
-        imports, or the first one."""
+    def visible(self, name: str, file: SourceFile, member: bool) -> Wrapper | None:
+        """The wrapper ``name`` a call in ``file`` reaches (``typescript_imports.seen_from``)."""
         found = self.by_name.get(name) or []
-        own = next((w for w in found if w.function.file is file), None)
-        if own is not None or not found:
-            return own
-        imported = [w for w in found if names_module(file.path, specs, w.function.file.path)]
-        if member and imported:
-            return imported[0]
-        return (imported or found)[0] if imports_name(file.data, name) else None
+        at = seen_from(file.path, file.data, name, [w.function.file.path for w in found], member=member)
+        return found[at] if at is not None else None
 
 
 def name_slot(file: SourceFile, fn: Node, name: str | None) -> Slot | None:
