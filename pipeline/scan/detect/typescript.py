@@ -152,7 +152,7 @@ class TypeScriptDetector:
             found = forms.object_tools(res, call, name == "addTools")
             yield from self._emit("ts-fastmcp", "add-tools" if name == "addTools" else "add-tool", found)
         elif member and name == "setRequestHandler" and imports.mcp_server:
-            yield from self._emit("ts-mcp", "list-tools", forms.list_tools(res, call))
+            yield from self._listed(res, call)
         elif not member and name == "createTool" and imports.mastra_core:
             yield from self._create_tool(res, call)
         elif (wrapper := self._project.visible(name, call.file, member)) is not None:
@@ -171,6 +171,15 @@ class TypeScriptDetector:
             if expanded:
                 return expanded, f"{form}-shaped" if guessed else form
         return found, form
+
+    def _listed(self, res: Resolver, call: Ref) -> Iterator[Tool]:
+        """A ``tools/list`` handler's tool objects; when its list cannot be followed (a parameter, a
+        registry built at run time), the objects shaped as MCP tools (a ``name`` and an ``inputSchema``)."""
+        found, form = forms.list_tools(res, call), "list-tools"
+        if not found and forms.lists_tools(call):
+            objects = self._shaped(call, "name", frozenset({"name", "inputSchema"}))
+            found, form = [(o, tool_info(res, o)) for o in objects], "list-tools-shaped"
+        yield from self._emit("ts-mcp", form, found)
 
     def _shaped(self, call: Ref, name_key: str, keys: frozenset[str]) -> list[Ref]:
         """The object literals a loop over a list it cannot follow registers: in the package that

@@ -103,9 +103,9 @@ def one_object(res: Resolver, ref: Ref) -> list[Ref]:
 
 def list_tools(res: Resolver, call: Ref) -> Found:
     """``setRequestHandler(ListToolsRequestSchema | 'tools/list', handler)``: every listed tool object."""
-    args = [call.at(a) for a in arguments(call.node)]
-    if len(args) < 2 or not _is_list_tools(args[0]):
+    if not lists_tools(call):
         return []
+    args = [call.at(a) for a in arguments(call.node)]
     handler = unwrap(args[1].node)
     if handler.type == "identifier":
         found = res.functions(args[1].text(), call.file)
@@ -119,6 +119,12 @@ def list_tools(res: Resolver, call: Ref) -> Found:
     lists += [handler_ref.at(s) for s in descendants(handler_ref.node, ["shorthand_property_identifier"])
               if handler_ref.file.text(s) == "tools"]
     return [(o, tool_info(res, o)) for value in lists for o in tool_objects(res, value)]
+
+
+def lists_tools(call: Ref) -> bool:
+    """Whether ``call`` sets a ``tools/list`` handler (``setRequestHandler(ListToolsRequestSchema, ...)``)."""
+    args = arguments(call.node)
+    return len(args) >= 2 and _is_list_tools(call.at(args[0]))
 
 
 def _is_list_tools(ref: Ref) -> bool:
