@@ -4,7 +4,8 @@ Java: the official SDK's ``McpSchema.Tool`` (1.x builder ``.name("x")``, 2.0 ``b
 ``new McpSchema.Tool(..)``) with ``ToolAnnotations`` written positionally, with the 2.0 builder, or
 as a preset (a field or helper method, one level, across files); Spring AI ``@McpTool``, Quarkus
 ``@Tool``, codeboyzhou ``@McpTool`` (MCP, no hints); Spring AI ``@Tool`` (MCP only when the module
-declares an MCP server starter) and LangChain4j ``@Tool`` (look-alikes). Annotation-driven tools
+declares an MCP server starter, as is a ``FunctionToolCallback.builder("name", fn)`` there: the
+starter serves ``ToolCallback`` beans) and LangChain4j ``@Tool`` (look-alikes). Annotation-driven tools
 are named after the method unless ``name =`` is written. Kotlin: ``Tool(..)`` and
 ``Server.addTool(name = ..)``. Both languages follow a project's own wrapper (a method defining a
 tool from its parameters) to its call sites.
@@ -55,7 +56,7 @@ KOTLIN_INDEX: Markers = (re.compile(rb"val\s[^\n=]*=\s*(?:[\w.]+\.)?toolannotati
                          re.compile(rb"tool\((?=\s*(?:name\s*=\s*)?[a-z_]\w*\s*[,)])"))
 #: what a file that defines a tool holds, wrapper calls aside
 JAVA_DEFINES: Markers = (re.compile(rb"tool\s*\.\s*builder\s*\("), re.compile(rb"new\s+[\w.]*tool\s*\("),
-                         re.compile(rb"@[\w.]*tool\b"))
+                         re.compile(rb"@[\w.]*tool\b"), re.compile(rb"functiontoolcallback\s*\.\s*builder\s*\("))
 KOTLIN_DEFINES: Markers = (re.compile(rb"tool\s*\("),)
 
 

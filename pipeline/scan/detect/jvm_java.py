@@ -23,6 +23,8 @@ from pipeline.scan.detect.source import SourceFile
 from pipeline.scan.detect.syntax import Node, named
 
 MCP_TOOL = ("io.modelcontextprotocol.spec.McpSchema.Tool",)
+#: Spring AI's ``FunctionToolCallback``: a ``ToolCallback`` bean the MCP server starter serves as a tool
+FUNCTION_CALLBACK = ("org.springframework.ai.tool.function.FunctionToolCallback",)
 MCP_ANNOTATIONS = ("io.modelcontextprotocol.spec.McpSchema.ToolAnnotations",)
 #: (annotation simple name, packages, sdk key)
 ATTRIBUTES = (
@@ -129,6 +131,9 @@ class JavaFile:
         receiver = node.child_by_field_name("object")
         if name == "builder" and self.file.text(receiver).endswith("Tool") and self._is(receiver, MCP_TOOL):
             return self._builder(node)
+        if name == "builder" and self.mcp_starter and self._is(receiver, FUNCTION_CALLBACK):
+            args = arguments(node.child_by_field_name("arguments"))  # builder(name, function): no hints
+            return Found(node, "java-spring-ai-tool-mcp", "function-callback", args[0] if args else None)
         if name in self.knowledge.wrappers:
             return self._wrapper_call(node, name)
         return None
