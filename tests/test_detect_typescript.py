@@ -159,3 +159,13 @@ def test_a_loop_variable_is_never_a_constant_of_another_file() -> None:
     found = _tools({"src/server.ts": server, "src/defs.ts": fixture})
     assert [(t.path, t.tool_name, t.annotations.read_only_hint) for t in found] == [("src/defs.ts", "fixture", "true")]
     assert found[0].rule == "typescript.ts-mcp.register-tool-shaped"  # a guess, and the rule says so
+
+
+def test_a_helper_that_decorates_a_tool_it_is_given_defines_none() -> None:
+    """``server.addTool(guard(tool))`` where ``guard`` returns ``{ ...tool, canList }`` passes on a
+    tool defined elsewhere: no row; a factory returning its own named object still is one."""
+    fast = 'import { FastMCP } from "fastmcp";\nconst server = new FastMCP({ name: "x", version: "1.0.0" });\n'
+    source = fast + ("function guard(tool: Tool) { return { ...tool, canList: () => true }; }\n"
+                     "function make() { return { name: 'made', annotations: { readOnlyHint: true } }; }\n"
+                     "server.addTool(guard(existing));\nserver.addTool(make());\n")
+    assert [t.tool_name for t in _tools({"a.ts": source})] == ["made"]

@@ -31,6 +31,7 @@ from pipeline.scan.detect.typescript_values import (
     Ref,
     arguments,
     entries,
+    params,
     returned_object,
     unwrap,
 )
@@ -96,9 +97,21 @@ def one_object(res: Resolver, ref: Ref) -> list[Ref]:
     if target.node.type == "call_expression" and (function := target.node.child_by_field_name("function")):
         helper = res.functions(target.file.text(function), target.file)
         body = returned_object(helper.node) if helper is not None else None
-        if helper is not None and body is not None and body.type == "object":
-            return [helper.at(body)]
+        returned = helper.at(body) if helper is not None and body is not None and body.type == "object" else None
+        if helper is not None and returned is not None and not _decorates(returned, helper):
+            return [returned]
     return []
+
+
+def _decorates(obj: Ref, helper: Ref) -> bool:
+    """Whether a helper's returned object only decorates a tool it is given (``{ ...tool, canList }``,
+    no name of its own): that tool is defined elsewhere, this is no new definition."""
+    spread, named = False, False
+    names = {obj.file.text(p) for p in params(helper.node, helper.file) if p.type == "identifier"}
+    for key, value, _ in entries(obj, lambda n, f: None):
+        spread = spread or (key is None and unwrap(value.node).type == "identifier" and value.text() in names)
+        named = named or key == "name"
+    return spread and not named
 
 
 def list_tools(res: Resolver, call: Ref) -> Found:
