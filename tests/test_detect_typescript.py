@@ -169,3 +169,14 @@ def test_a_helper_that_decorates_a_tool_it_is_given_defines_none() -> None:
                      "function make() { return { name: 'made', annotations: { readOnlyHint: true } }; }\n"
                      "server.addTool(guard(existing));\nserver.addTool(make());\n")
     assert [t.tool_name for t in _tools({"a.ts": source})] == ["made"]
+
+
+def test_a_registration_through_a_cast_is_read() -> None:
+    """``(server.registerTool as T)(name, config, cb)`` is the SDK's registerTool; in JavaScript,
+    which has no ``as``, the same file's plain calls are still read."""
+    cast = SDK + "(s.registerTool as (n: string, c: object, f: unknown) => void)(\"cast\", " \
+                 "{ annotations: { readOnlyHint: true } }, cb);\n"
+    (tool,) = _tools({"a.ts": cast})
+    assert (tool.tool_name, tool.annotations.read_only_hint) == ("cast", "true")
+    plain = SDK + 's.registerTool("plain", {}, cb);\n'
+    assert [t.tool_name for t in _tools({"b.js": plain})] == ["plain"]

@@ -37,7 +37,7 @@ from pipeline.scan.detect import typescript_forms as forms
 from pipeline.scan.detect.deps import Dependencies
 from pipeline.scan.detect.model import Exclusion, Tool
 from pipeline.scan.detect.sdks import SDKS
-from pipeline.scan.detect.source import SourceFile
+from pipeline.scan.detect.source import GRAMMARS, SourceFile, extension
 from pipeline.scan.detect.syntax import occurrences
 from pipeline.scan.detect.typescript_annotations import Resolver, ToolInfo, bind, tool_info
 from pipeline.scan.detect.typescript_imports import MARKERS, Imports, imports_of
@@ -126,7 +126,9 @@ class TypeScriptDetector:
     def _rows(self, file: SourceFile, imports: Imports) -> Iterator[Tool]:
         res = self._project.resolver()
         names = " ".join(f'"{n}"' for n in sorted({*_FORMS, *self._project.wrappers}))
-        query = f"((call_expression function: [(identifier) @n (member_expression property: (_) @n)]) @call" \
+        typed = GRAMMARS[extension(file.path)][1] == "tree_sitter_typescript"  # JavaScript has no `as`
+        cast = "(parenthesized_expression (as_expression (member_expression property: (_) @n)))" if typed else ""
+        query = f"((call_expression function: [(identifier) @n (member_expression property: (_) @n) {cast}]) @call" \
                 f" (#any-of? @n {names}))"
         for call in captures(file, query).get("call", []):
             called = callee(call)

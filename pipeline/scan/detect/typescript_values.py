@@ -69,10 +69,12 @@ def string_value(ref: Ref | None) -> str | None:
 
 
 def callee(node: Node) -> tuple[str, Node] | None:
-    """For a call, the called name and its node (``x.y.registerTool`` -> ``registerTool``)."""
+    """For a call, the called name and its node (``x.y.registerTool`` -> ``registerTool``, also
+    cast: ``(x.registerTool as T)(...)``)."""
     function = node.child_by_field_name("function")
     if function is None:
         return None
+    function = unwrap(function)
     if function.type == "member_expression":
         function = function.child_by_field_name("property") or function
     if function.type not in ("identifier", "property_identifier"):
