@@ -180,3 +180,21 @@ def test_a_registration_through_a_cast_is_read() -> None:
     assert (tool.tool_name, tool.annotations.read_only_hint) == ("cast", "true")
     plain = SDK + 's.registerTool("plain", {}, cb);\n'
     assert [t.tool_name for t in _tools({"b.js": plain})] == ["plain"]
+
+
+def test_a_list_built_with_push_and_hints_chosen_at_run_time() -> None:
+    """A tools/list handler that fills ``const tools = []`` with ``tools.push({...})``: each push
+    is a definition; ``...(readOnly ? { readOnlyHint: true } : { destructiveHint: true })``
+    sets both hints at run time (dynamic), not neither."""
+    source = 'import { Server } from "@modelcontextprotocol/sdk/server/index.js";\n' \
+             'import { ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";\n' \
+             "server.setRequestHandler(ListToolsRequestSchema, async () => {\n" \
+             "  const tools = [];\n" \
+             "  tools.push({ name: 'fixed', inputSchema: {}, annotations: { openWorldHint: false } });\n" \
+             "  for (const op of ops) {\n" \
+             "    tools.push({ name: op.id, inputSchema: {}, annotations: {\n" \
+             "      ...(op.get ? { readOnlyHint: true } : { destructiveHint: true }), idempotentHint: true } });\n" \
+             "  }\n  return { tools };\n});\n"
+    rows = [(t.tool_name, t.annotations.read_only_hint, t.annotations.destructive_hint,
+             t.annotations.idempotent_hint, t.annotations.open_world_hint) for t in _tools({"s.ts": source})]
+    assert rows == [("fixed", "unset", "unset", "unset", "false"), (None, "dynamic", "dynamic", "true", "unset")]

@@ -13,11 +13,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from pipeline.scan.detect.model import DYNAMIC, FALSE, NO_ANNOTATIONS, TRUE, WIRE_NAMES, Annotations
+from pipeline.scan.detect.syntax import descendants
 from pipeline.scan.detect.typescript_values import (
+    TRANSPARENT,
     Env,
     Lookup,
     Ref,
     arguments,
+    enclosing_function,
     entries,
     is_parameter,
     params,
@@ -167,7 +170,22 @@ def read_annotations(res: Resolver, ref: Ref, depth: int = 0) -> tuple[Annotatio
         return NO_ANNOTATIONS, None
     if node.type == "call_expression" and depth == 0:
         return _helper(res, target)
+    consequence, alternative = node.child_by_field_name("consequence"), node.child_by_field_name("alternative")
+    if node.type == "ternary_expression" and consequence is not None and alternative is not None:
+        return _either(read_annotations(res, target.at(consequence), depth)[0],
+                       read_annotations(res, target.at(alternative), depth)[0]), None
     return Annotations(source="dynamic"), None
+
+
+def _either(first: Annotations, second: Annotations) -> Annotations:
+    """``cond ? a : b``: a hint both branches write alike keeps its value; one written in either
+    branch only, or differently, is ``dynamic`` (decided at run time)."""
+    found = Annotations(source="dynamic")
+    for hint in HINT_KEYS.values():
+        one, other = getattr(first, hint), getattr(second, hint)
+        if one != "unset" or other != "unset":
+            found = found.with_hint(hint, one if one == other else DYNAMIC)
+    return found
 
 
 def _helper(res: Resolver, call: Ref) -> tuple[Annotations, str | None]:
@@ -259,6 +277,8 @@ def tool_objects(res: Resolver, ref: Ref, depth: int = 0) -> list[Ref]:
             inner = element.named_children[0] if element.type == "spread_element" else element
             inner_ref = target.at(inner)
             found.extend([inner_ref] if inner.type == "object" else tool_objects(res, inner_ref, depth + 1))
+        for pushed in _pushed(target):
+            found.extend([pushed] if pushed.node.type == "object" else tool_objects(res, pushed, depth + 1))
         return found
     if node.type == "object":
         if res.get(target, "name") is not None:
@@ -268,6 +288,27 @@ def tool_objects(res: Resolver, ref: Ref, depth: int = 0) -> list[Ref]:
     if node.type == "call_expression":
         return _call_list(res, target, depth)
     return []
+
+
+def _pushed(array: Ref) -> list[Ref]:
+    """What ``NAME.push(x)`` adds to an array literal declared as ``const NAME = [...]``, within the
+    function (or file) that declares it: ``const tools = []; tools.push({...}); return { tools }``."""
+    declarator = array.node.parent
+    while declarator is not None and declarator.type in TRANSPARENT:
+        declarator = declarator.parent
+    name_node = declarator.child_by_field_name("name") if declarator is not None and \
+        declarator.type == "variable_declarator" else None
+    if name_node is None or name_node.type != "identifier" or declarator is None:
+        return []
+    name, scope = array.file.text(name_node), enclosing_function(declarator) or array.file.tree.root_node
+    found: list[Ref] = []
+    for call in descendants(scope, ["call_expression"]):
+        function = call.child_by_field_name("function")
+        if function is not None and function.type == "member_expression" and \
+                array.file.text(function.child_by_field_name("property")) == "push" and \
+                array.file.text(function.child_by_field_name("object")) == name:
+            found.extend(array.at(unwrap(a)) for a in arguments(call))
+    return found
 
 
 def _call_list(res: Resolver, call: Ref, depth: int) -> list[Ref]:
