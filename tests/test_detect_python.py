@@ -186,3 +186,17 @@ def test_a_client_listing_tools_teaches_phase_one_nothing() -> None:
                 "TOOLS = [types.Tool(name='a', inputSchema={}), types.Tool(name='b', inputSchema={})]\n\n"
                 "@server.list_tools()\nasync def handle():\n    return TOOLS\n")
     assert [t.tool_name for t in _tools({"s.py": lowlevel})] == ["a", "b"]
+
+
+def test_a_tool_in_a_clients_assertion_is_not_a_definition() -> None:
+    """``assert tools == ListToolsResult(tools=[Tool(...)])`` in a client test states what a server
+    lists; it defines nothing (the server's own ``@mcp.tool()`` is the row)."""
+    from pipeline.scan.detect.corpus import detect_files
+
+    test = (b"from mcp import ClientSession\nfrom mcp.types import ListToolsResult, Tool\n\n"
+            b"async def test_list(session: ClientSession):\n    tools = await session.list_tools()\n"
+            b"    assert tools == ListToolsResult(tools=[Tool(name='add', inputSchema={})])\n")
+    server = (b"from mcp.server import Server\nfrom mcp.types import Tool\n\napp = Server('x')\n\n"
+              b"@app.list_tools()\nasync def list_tools():\n    return [Tool(name='add', inputSchema={})]\n")
+    found = detect_files({"tests/test_worker.py": test, "src/server.py": server}).tools
+    assert [(t.path, t.tool_name) for t in found] == [("src/server.py", "add")]

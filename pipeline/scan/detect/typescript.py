@@ -191,7 +191,7 @@ class TypeScriptDetector:
         folder = found.directory if found is not None else ""
         key = (folder, name_key, keys)
         if key not in self._shapes:
-            self._shapes[key] = shaped_objects(self._project, folder, name_key, keys)
+            self._shapes[key] = shaped_objects(self._project, folder, call.file.path, name_key, keys)
         return self._shapes[key]
 
     def _emit(self, sdk: str, form: str, found: forms.Found, via: str | None = None,

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import replace
+from posixpath import commonpath
 from typing import TYPE_CHECKING
 
 from pipeline.scan.detect.paths import in_tests
@@ -81,21 +82,26 @@ Shaped = Callable[[Ref, str, frozenset[str]], list[Ref]]
 def expand_loop(res: Resolver, call: Ref, read: Reader, shaped: Shaped | None = None) -> tuple[Found, bool]:
     """One definition per element of the list a registration loops over (empty when none), and
     whether the elements were guessed: when the list cannot be followed (built by a function,
-    passed in as a parameter), ``shaped`` gives the objects that have the keys the registration
-    reads from the loop variable."""
+    passed in as a parameter) or its elements name no tool (records built from another list),
+    ``shaped`` gives the objects that have the keys the registration reads from the loop variable."""
     loop = loop_list(call)
     if loop is None:
         return [], False
     pattern, listed = loop
-    elements = tool_objects(res, listed)
-    guessed = False
-    if not elements and shaped is not None and (keys := read_keys(call, pattern)) is not None:
-        elements, guessed = shaped(call, *keys), True
+    found = _each(res, call, read, pattern, tool_objects(res, listed), guessed=False)
+    if any(info.name for _, info in found) or shaped is None or (keys := read_keys(call, pattern)) is None:
+        return found, False
+    guessed = _each(res, call, read, pattern, shaped(call, *keys), guessed=True)
+    return (guessed, True) if guessed else (found, False)
+
+
+def _each(res: Resolver, call: Ref, read: Reader, pattern: Ref, elements: list[Ref], *, guessed: bool) -> Found:
+    """What ``read`` finds at ``call`` with the loop variable bound to each element in turn."""
     found: Found = []
     for element in elements:
         infos = [info for _, info in read(res.bound(_bound(res, pattern, element)), call)]
         found.extend((element, _own_annotations(res, element, info) if guessed else info) for info in infos)
-    return found, guessed
+    return found
 
 
 def _own_annotations(res: Resolver, element: Ref, info: ToolInfo) -> ToolInfo:
@@ -163,20 +169,29 @@ def _collect(res: Resolver, target: Ref, names: dict[str, str], positions: dict[
             positions[(value.file.path, node.start_byte)] = key
 
 
-def shaped_objects(project: ProjectIndex, folder: str, name_key: str, keys: frozenset[str]) -> list[Ref]:
+#: at most this much source is parsed to look for a list's elements by their shape
+MAX_SHAPED_BYTES = 8 << 20
+
+
+def shaped_objects(project: ProjectIndex, folder: str, near: str, name_key: str, keys: frozenset[str]) -> list[Ref]:
     """Object literals of the files under ``folder`` (tests left out) with a string at
     ``name_key`` and at least one more of ``keys``: the elements of a tool list the detector
-    could not follow. Only files that write ``name_key:`` are parsed."""
+    could not follow. Only files that name ``name_key`` and another key are parsed, nearest to
+    the path ``near`` first, up to ``MAX_SHAPED_BYTES`` of them."""
     others = keys - {name_key}
     if not others:
         return []
     written = re.compile(rb"\b%s\b" % re.escape(name_key.encode()))
+    other = re.compile(rb"\b(?:%s)\b" % b"|".join(re.escape(k.encode()) for k in sorted(others)))
     res = project.resolver()
-    found = []
-    for file in project.wrapping.modules:
+    found, budget = [], MAX_SHAPED_BYTES
+    for file in sorted(project.wrapping.modules, key=lambda f: -len(commonpath([f.path, near]))):
         if (folder and not file.path.startswith(folder + "/")) or in_tests(file.path) or \
-                written.search(file.data) is None:
+                written.search(file.data) is None or other.search(file.data) is None:
             continue
+        budget -= len(file.data)
+        if budget < 0:
+            break
         for node in captures(file, "(object) @object").get("object", []):
             ref = Ref(file, node)
             present = {key for key, _, _ in entries(ref, res.consts) if key is not None}
