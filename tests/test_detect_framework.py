@@ -56,6 +56,14 @@ def test_every_source_spelling_maps_to_its_canonical_hint(spelling: str, field: 
          "<version>0.11.0</version></dependency>", [("io.modelcontextprotocol.sdk:mcp", "0.11.0")]),
         ("build.gradle.kts", 'implementation("io.modelcontextprotocol:kotlin-sdk:0.7.7")',
          [("io.modelcontextprotocol:kotlin-sdk", "0.7.7")]),
+        ("build.gradle.kts", 'val mcpVersion = "0.8.4"\n'
+         'implementation("io.modelcontextprotocol:kotlin-sdk:$mcpVersion")\nimplementation("a:b:${unknown}")',
+         [("io.modelcontextprotocol:kotlin-sdk", "0.8.4"), ("a:b", None)]),
+        ("gradle/libs.versions.toml", '[versions]\nmcp = "0.7.2"\n[libraries]\n'
+         'k = { module = "io.modelcontextprotocol:kotlin-sdk", version.ref = "mcp" }\nx = "g:a:1.0"\n',
+         [("io.modelcontextprotocol:kotlin-sdk", "0.7.2"), ("g:a", "1.0")]),
+        ("Gemfile.lock", "PATH\n  remote: .\n  specs:\n    fast-mcp (1.5.0)\n\nGEM\n  specs:\n    mcp (0.9.2)\n"
+         "      json-schema (>= 4.1)\n", [("mcp", "0.9.2")]),
         ("composer.json", '{"require": {"laravel/mcp": "^0.2"}}', [("laravel/mcp", "^0.2")]),
         ("Gemfile", "source 'x'\ngem 'mcp', '~> 0.4'\ngem \"rails\"\n", [("mcp", "~> 0.4"), ("rails", None)]),
         ("Package.swift", '.package(url: "https://github.com/modelcontextprotocol/swift-sdk.git", from: "0.9.0")',
@@ -68,6 +76,11 @@ def test_every_source_spelling_maps_to_its_canonical_hint(spelling: str, field: 
 def test_package_manifests_give_names_and_versions(path: str, text: str, expected: list[tuple[str, str]]) -> None:
     assert is_manifest(path)
     assert [(d.name, d.version) for d in parse(path, text.encode())] == expected
+
+
+def test_a_version_catalog_serves_the_build_around_its_gradle_folder() -> None:
+    (dep,) = parse("app/gradle/libs.versions.toml", b'[libraries]\nk = "io.modelcontextprotocol:kotlin-sdk:0.7.2"\n')
+    assert dep.directory == "app"
 
 
 def test_the_nearest_manifest_that_holds_the_file_wins() -> None:

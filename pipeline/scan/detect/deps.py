@@ -1,8 +1,8 @@
 """Package manifests: which libraries a tree declares, where, and at which version.
 
 Read from the files themselves (package.json, pyproject.toml, requirements*.txt, go.mod,
-Cargo.toml, *.csproj, pom.xml, build.gradle[.kts], composer.json, Gemfile, *.gemspec,
-Package.swift). Imports attribute a registration to an SDK; the manifest supplies the
+Cargo.toml, *.csproj, pom.xml, build.gradle[.kts], gradle/libs.versions.toml, composer.json,
+Gemfile, Gemfile.lock, *.gemspec, Package.swift). Imports attribute a registration to an SDK; the manifest supplies the
 version (for SDKs whose wire output changed between versions) and settles ambiguous imports.
 A manifest that does not parse is ignored: it is evidence, not input we must accept.
 """
@@ -42,7 +42,10 @@ def parse(path: str, data: bytes) -> list[Dependency]:
         return []
     try:
         text = data.decode("utf-8", errors="replace")
-        return [Dependency(dirname(path), name, version) for name, version in parser(text)]
+        directory = dirname(path)
+        if basename(path) == "libs.versions.toml" and basename(directory) == "gradle":
+            directory = dirname(directory)  # a version catalog serves the build around its gradle/ folder
+        return [Dependency(directory, name, version) for name, version in parser(text)]
     except (ValueError, TypeError, AttributeError):  # TOMLDecodeError and JSONDecodeError are ValueErrors
         return []
 
@@ -174,6 +177,8 @@ _CSPROJ = re.compile(r"<Package(?:Reference|Version)\s+Include=\"([^\"]+)\"(?:\s
 _POM_DEP = re.compile(r"<dependency>(.*?)</dependency>", re.S)
 _POM_FIELD = re.compile(r"<(groupId|artifactId|version)>\s*([^<]+?)\s*</")
 _GRADLE = re.compile(r"[\"']([\w.\-]+):([\w.\-]+)(?::([\w.\-+${}]+))?[\"']")
+_GRADLE_VALUE = re.compile(r"^\s*(?:val|var|def|ext\.)?\s*(\w+)\s*=\s*[\"']([\w.\-+]+)[\"']", re.M)
+_GEM_LOCK = re.compile(r"^    ([\w.\-]+) \(([^)\s]+)\)$", re.M)
 _GEM = re.compile(r"^[ \t]*(?:gem|\w+\.add(?:_runtime|_development)?_dependency)\s*\(?\s*[\"']([\w.\-]+)[\"']"
                   r"(?:\s*,\s*[\"']([^\"']+)[\"'])?", re.M)
 _SWIFT_PACKAGE = re.compile(r"\.package\s*\(\s*(?:name:\s*\"[^\"]*\",\s*)?url:\s*\"([^\"]+?)(?:\.git)?\""
@@ -192,7 +197,39 @@ def _pom(text: str) -> Parsed:
 
 
 def _gradle(text: str) -> Parsed:
-    yield from ((f"{g}:{a}", v or None) for g, a, v in _GRADLE.findall(text))
+    """``"group:artifact:version"`` coordinates; a ``$name`` / ``${name}`` version is read from a
+    ``val name = "..."`` (or ``def``, ``ext.``) of the same file, else left unknown."""
+    values = dict(_GRADLE_VALUE.findall(text))
+    for group, artifact, written in _GRADLE.findall(text):
+        version = values.get(written.strip("${}"), "") if written.startswith("$") else written
+        yield f"{group}:{artifact}", version or None
+
+
+def _version_catalog(text: str) -> Parsed:
+    """``gradle/libs.versions.toml``: each library's ``group:artifact`` and version (``version.ref``
+    read from ``[versions]``)."""
+    import tomllib  # with its regular expressions and datetime: only for a TOML manifest
+
+    doc = tomllib.loads(text)
+    versions = {k: v for k, v in (doc.get("versions") or {}).items() if isinstance(v, str)}
+    for entry in (doc.get("libraries") or {}).values():
+        if isinstance(entry, str) and entry.count(":") >= 1:
+            group, artifact, *rest = entry.split(":")
+            yield f"{group}:{artifact}", rest[0] if rest else None
+        elif isinstance(entry, dict):
+            module = entry.get("module") or f"{entry.get('group', '')}:{entry.get('name', '')}"
+            version = entry.get("version")
+            if isinstance(version, dict):
+                version = versions.get(str(version.get("ref")))
+            yield str(module), version if isinstance(version, str) else None
+
+
+def _gem_lock(text: str) -> Parsed:
+    """``Gemfile.lock``: each gem resolved from a source (``GEM`` / ``GIT`` sections) and its exact
+    version (``    name (1.2.3)``); a ``PATH`` gem is the project itself (a gem's own repository)."""
+    for section in re.split(r"^(?=[A-Z][A-Z ]*$)", text, flags=re.M):
+        if section.startswith(("GEM", "GIT")):
+            yield from _GEM_LOCK.findall(section)
 
 
 def _composer(text: str) -> Parsed:
@@ -220,6 +257,8 @@ _EXACT: dict[str, Callable[[str], Parsed]] = {
     "build.gradle.kts": _gradle,
     "composer.json": _composer,
     "Gemfile": _gemfile,
+    "Gemfile.lock": _gem_lock,
+    "libs.versions.toml": _version_catalog,
     "Package.swift": _swift,
 }
 
