@@ -54,3 +54,23 @@ def test_protocol_tool_title_is_tool_level_only() -> None:
     [tool] = _detect('using ModelContextProtocol.Protocol;\nvar t = new Tool { Name = "x", Title = "X" };\n')
     assert isinstance(tool, Tool)
     assert (tool.tool_title, tool.annotations.title, tool.annotations.source) == ("X", None, "none")
+
+
+def test_create_from_a_method_found_by_reflection_is_not_a_second_row() -> None:
+    """``McpServerTool.Create(method)`` where ``method`` comes from ``GetMethod(s)`` re-creates a
+    tool declared elsewhere (its ``[McpServerTool]`` method is the row); ``Create`` from a method
+    group or a lambda is a definition."""
+    source = """using ModelContextProtocol.Server;
+public class Calc {
+    [McpServerTool(Name = "calculate", ReadOnly = true)]
+    public static int Calculate(int a) => a;
+    public static int Double(int a) => a * 2;
+    public static void Wire(List<McpServerTool> tools) {
+        var calculateMethod = typeof(Calc).GetMethod(nameof(Calculate))!;
+        tools.Add(McpServerTool.Create(calculateMethod));
+        tools.Add(McpServerTool.Create(Double));
+    }
+}
+"""
+    names = [t.tool_name for t in _detect(source) if isinstance(t, Tool)]
+    assert sorted(names) == ["calculate", "double"]

@@ -213,6 +213,8 @@ class CSharpDetector:
         method_name, method = self._target(file, first)
         if attribute is None and method is not None and mcp_attribute(file, method) and not options.name_written:
             return None  # the [McpServerTool] method is already a row of its own
+        if method is None and first is not None and first.type == "identifier" and _reflected(file, node):
+            return None  # a MethodInfo found by reflection: the method it names is counted where it is declared
         base = Declared()
         if attribute is not None:
             base = declared(attribute_pairs(file, attribute), file, self.known, "attribute", title_in_annotations=True)
@@ -255,6 +257,15 @@ class CSharpDetector:
             return None
         found = declared(iter(pairs), file, self.known, "inline", title_in_annotations=False)
         return _tool(file, node, found.name, "protocol-tool", found)
+
+
+def _reflected(file: SourceFile, node: tree_sitter.Node) -> bool:
+    """Whether the method around ``node`` looks methods up by reflection (``GetMethod(s)``)."""
+    parent = node.parent
+    while parent is not None and parent.type not in ("method_declaration", "local_function_statement",
+                                                     "constructor_declaration"):
+        parent = parent.parent
+    return parent is not None and b"GetMethod" in file.data[parent.start_byte : parent.end_byte]
 
 
 def _tool(file: SourceFile, node: tree_sitter.Node, name: str | None, form: str, found: Declared) -> Tool:
