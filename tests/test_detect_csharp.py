@@ -72,5 +72,5 @@ public class Calc {
     }
 }
 """
-    names = [t.tool_name for t in _detect(source) if isinstance(t, Tool)]
+    names = [t.tool_name or "" for t in _detect(source) if isinstance(t, Tool)]
     assert sorted(names) == ["calculate", "double"]

@@ -58,6 +58,8 @@ class Wrapper:
     path: str
     params: tuple[tuple[str, str | None], ...]
     """(internal name, argument label or None for ``_``) of each parameter."""
+    defaults: tuple[str | None, ...]
+    """each parameter's default value as written (``readOnly: Bool = false``), used where a call leaves it out."""
     name_index: int
     annotations: Annotations
     tool_title: str | None
@@ -87,7 +89,7 @@ class SwiftDetector:
 
     def detect(self, file: SourceFile) -> Iterator[Tool | Exclusion]:
         """Phase 2: the tool rows of ``file`` (or why it is left out)."""
-        called = [w for w in self.wrappers if w.lower().encode() + b"(" in file.lower]
+        called = [w for w in self.wrappers if w.lower().encode() + b"(" in file.lower]  # name( or x.name(
         if not called and not any(m in file.lower for m in MARKERS):
             return
         nodes = captures(file)
@@ -111,7 +113,7 @@ class SwiftDetector:
         for call in nodes.get("call", []):
             if "swift-mcp" in sdks and _is_tool(file, call) and not self._inside_wrapper(file, call):
                 yield self._constructor(file, call)
-            elif (wrapper := self.wrappers.get(callee(file, call))) is not None:
+            elif (wrapper := self._called(file, call)) is not None:
                 yield self._wrapper_call(file, call, wrapper)
         if "swift-swiftmcp" in sdks:
             for function in nodes.get("function", []):
@@ -127,6 +129,20 @@ class SwiftDetector:
         return _tool(file, call, "swift-mcp", name, form="constructor", annotations=annotations, via=via,
                      tool_title=title)
 
+    def _called(self, file: SourceFile, call: Node) -> Wrapper | None:
+        """The wrapper a call reaches: ``register(..)``, or a method call ``registry.register(..)``
+        whose argument labels are the wrapper's (Swift files of a module see each other's types
+        without importing them, so the labels are the evidence)."""
+        called = callee(file, call)
+        wrapper = self.wrappers.get(called)
+        if wrapper is not None or "." not in called:
+            return wrapper
+        wrapper = self.wrappers.get(called.rsplit(".", 1)[-1])
+        labels = {label for label, _ in call_arguments(file, call)}
+        own = {label for _, label in wrapper.params} if wrapper is not None else set()
+        named = wrapper is not None and wrapper.params[wrapper.name_index][1] in labels
+        return wrapper if wrapper is not None and named and labels <= own else None
+
     def _wrapper(self, file: SourceFile, function: Node, call: Node) -> Wrapper | None:
         """A wrapper when the ``Tool(..)`` built in ``function`` is named by one of its parameters."""
         params = _parameters(file, function)
@@ -135,12 +151,13 @@ class SwiftDetector:
         if name not in internal:
             return None
         tool = self._constructor(file, call, internal)
-        return Wrapper(file.text(function.child_by_field_name("name")), file.path, params,
+        return Wrapper(file.text(function.child_by_field_name("name")), file.path, params, _defaults(file, function),
                        internal[name], tool.annotations, tool.tool_title)
 
     def _wrapper_call(self, file: SourceFile, call: Node, wrapper: Wrapper) -> Tool:
         values = _bind(file, wrapper.params, call_arguments(file, call))
-        written = [file.text(v) if v is not None else "None" for v in values]
+        written = [file.text(v) if v is not None else default or "None"
+                   for v, default in zip(values, wrapper.defaults, strict=True)]
         annotations = substitute(wrapper.annotations, [w.replace("nil", "None") for w in written])
         name = string_value(file, values[wrapper.name_index])
         return _tool(file, call, "swift-mcp", name, form="wrapper", annotations=annotations,
@@ -228,6 +245,20 @@ def _parameters(file: SourceFile, function: Node) -> tuple[tuple[str, str | None
         if names:
             label = names[0] if names[0] != "_" else None
             found.append((names[-1], label))
+    return tuple(found)
+
+
+def _defaults(file: SourceFile, function: Node) -> tuple[str | None, ...]:
+    """Each parameter's default value as written (what follows its ``=``), in order."""
+    found: list[str | None] = []
+    named = False  # the last parameter is one ``_parameters`` lists (it has a name)
+    for i, child in enumerate(function.children):
+        if child.type == "parameter":
+            named = any(c.type == "simple_identifier" for c in child.children)
+            if named:
+                found.append(None)
+        elif function.field_name_for_child(i) == "default_value" and found and named:
+            found[-1] = file.text(child)
     return tuple(found)
 
 
