@@ -36,6 +36,7 @@ from pipeline.scan.detect import markers
 from pipeline.scan.detect import typescript_forms as forms
 from pipeline.scan.detect.deps import Dependencies
 from pipeline.scan.detect.model import Exclusion, Tool
+from pipeline.scan.detect.paths import in_tests
 from pipeline.scan.detect.sdks import SDKS
 from pipeline.scan.detect.source import GRAMMARS, SourceFile, extension
 from pipeline.scan.detect.syntax import occurrences
@@ -186,7 +187,10 @@ class TypeScriptDetector:
     def _shaped(self, call: Ref, name_key: str, keys: frozenset[str]) -> list[Ref]:
         """The object literals a loop over a list it cannot follow registers: in the package that
         declares the SDK, outside tests, with a string at ``name_key`` and another key the loop
-        reads (``{ name: "x", annotations: {...} }`` for ``server.tool(t.name, ..., t.annotations)``)."""
+        reads (``{ name: "x", annotations: {...} }`` for ``server.tool(t.name, ..., t.annotations)``).
+        A loop in a test iterates the test's own data: nothing is guessed for it."""
+        if in_tests(call.file.path):
+            return []
         found = self.dependencies.find(SDKS["ts-mcp"].packages, call.file.path)
         folder = found.directory if found is not None else ""
         key = (folder, name_key, keys)

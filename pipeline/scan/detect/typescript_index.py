@@ -54,12 +54,6 @@ DECLARED_NAMES = re.compile(
 )
 
 
-def _pick(found: list[Ref] | None, file: SourceFile, name: str) -> Ref | None:
-    """The definition of ``name`` that ``file`` sees (``typescript_imports.seen_from``)."""
-    at = seen_from(file.path, file.data, name, [r.file.path for r in found or []])
-    return found[at] if found and at is not None else None
-
-
 class ProjectIndex:
     """Constants, helpers, wrappers and Mastra registrations of one tree."""
 
@@ -76,16 +70,26 @@ class ProjectIndex:
         self.mastra_tools: list[Ref] = []
         self._declaring: dict[str, list[SourceFile]] = defaultdict(list)
         self._read: set[str] = set()
+        self._sight: dict[tuple[str, str, str], Ref | None] = {}
 
     def const(self, name: str, file: SourceFile) -> Ref | None:
         """The value of constant ``name``, preferring ``file``'s own."""
         self._read_declarations(name)
-        return _pick(self.consts.get(name), file, name)
+        return self._seen("const", name, file, self.consts.get(name))
 
     def function(self, name: str, file: SourceFile) -> Ref | None:
         """The helper function ``name``, preferring ``file``'s own."""
         self._read_declarations(name)
-        return _pick(self.functions.get(name), file, name)
+        return self._seen("function", name, file, self.functions.get(name))
+
+    def _seen(self, kind: str, name: str, file: SourceFile, found: list[Ref] | None) -> Ref | None:
+        """The definition of ``name`` that ``file`` sees (``typescript_imports.seen_from``), looked up
+        once per file and name (every file declaring the name was read just before)."""
+        key = (kind, name, file.path)
+        if key not in self._sight:
+            at = seen_from(file.path, file.data, name, [r.file.path for r in found or []])
+            self._sight[key] = found[at] if found and at is not None else None
+        return self._sight[key]
 
     def _read_declarations(self, name: str) -> None:
         for file in self._declaring.get(name, ()):

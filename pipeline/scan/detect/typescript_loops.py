@@ -171,6 +171,7 @@ def _collect(res: Resolver, target: Ref, names: dict[str, str], positions: dict[
 
 #: at most this much source is parsed to look for a list's elements by their shape
 MAX_SHAPED_BYTES = 8 << 20
+_NAMED_OBJECTS = "(object [(pair key: (property_identifier)) (shorthand_property_identifier)]) @object"
 
 
 def shaped_objects(project: ProjectIndex, folder: str, near: str, name_key: str, keys: frozenset[str]) -> list[Ref]:
@@ -192,7 +193,7 @@ def shaped_objects(project: ProjectIndex, folder: str, near: str, name_key: str,
         budget -= len(file.data)
         if budget < 0:
             break
-        for node in captures(file, "(object) @object").get("object", []):
+        for node in captures(file, _NAMED_OBJECTS).get("object", []):  # objects with a key of some name
             ref = Ref(file, node)
             present = {key for key, _, _ in entries(ref, res.consts) if key is not None}
             if name_key in present and present & others and res.string(res.get(ref, name_key)) is not None:

@@ -75,6 +75,7 @@ class Wrappers:
         self.modules: list[SourceFile] = []
         """every file of the tree: where wrappers of wrappers are looked for."""
         self._deepened = False
+        self._sight: dict[tuple[str, str, bool], Wrapper | None] = {}
 
     def learn(self, file: SourceFile, call: Node, fn: Node | None, slot: Slot | None, *, sdk: str,
                inner: Wrapper | None = None) -> str | None:
@@ -87,6 +88,7 @@ class Wrappers:
             return None
         self.by_name[name].append(Wrapper(name, sdk, Ref(file, fn), Ref(file, call), slot, inner))
         self.templates.add((file.path, call.start_byte))
+        self._sight.clear()
         return name
 
     def deepen(self) -> None:
@@ -123,10 +125,14 @@ class Wrappers:
         return learnt
 
     def visible(self, name: str, file: SourceFile, member: bool) -> Wrapper | None:
-        """The wrapper ``name`` a call in ``file`` reaches (``typescript_imports.seen_from``)."""
-        found = self.by_name.get(name) or []
-        at = seen_from(file.path, file.data, name, [w.function.file.path for w in found], member=member)
-        return found[at] if at is not None else None
+        """The wrapper ``name`` a call in ``file`` reaches (``typescript_imports.seen_from``); looked
+        up once per file, name and kind of call while no wrapper is added."""
+        key = (name, file.path, member)
+        if key not in self._sight:
+            found = self.by_name.get(name) or []
+            at = seen_from(file.path, file.data, name, [w.function.file.path for w in found], member=member)
+            self._sight[key] = found[at] if at is not None else None
+        return self._sight[key]
 
 
 def name_slot(file: SourceFile, fn: Node, name: str | None) -> Slot | None:
