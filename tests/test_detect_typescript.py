@@ -198,3 +198,20 @@ def test_a_list_built_with_push_and_hints_chosen_at_run_time() -> None:
     rows = [(t.tool_name, t.annotations.read_only_hint, t.annotations.destructive_hint,
              t.annotations.idempotent_hint, t.annotations.open_world_hint) for t in _tools({"s.ts": source})]
     assert rows == [("fixed", "unset", "unset", "unset", "false"), (None, "dynamic", "dynamic", "true", "unset")]
+
+
+def test_a_wrapper_given_whole_tool_objects_in_a_loop_it_cannot_follow() -> None:
+    """``for (const tool of createTools(args)) registerTool(tool)``, where the wrapper reads
+    ``tool.name`` and ``tool.annotations``: the objects with those keys are the tools, each named."""
+    defs = "export const openPage = defineTool({ name: 'open_page', description: 'Open', " \
+           "annotations: { readOnlyHint: false } });\n" \
+           "export const listPages = defineTool({ name: 'list_pages', description: 'List', " \
+           "annotations: { readOnlyHint: true } });\n"
+    server = SDK + "export function start(server: McpServer, args: object) {\n" \
+                   "  function registerTool(tool: Def): void {\n" \
+                   "    server.registerTool(tool.name, { annotations: tool.annotations }, cb);\n" \
+                   "  }\n  for (const tool of createTools(args)) {\n    registerTool(tool);\n  }\n}\n"
+    found = _tools({"src/pages.ts": defs, "src/index.ts": server})
+    assert [(t.tool_name, t.annotations.read_only_hint, t.via) for t in found] == [
+        ("open_page", "false", "wrapper:registerTool"), ("list_pages", "true", "wrapper:registerTool")]
+    assert {t.rule for t in found} == {"typescript.ts-mcp.wrapper-shaped"}

@@ -46,7 +46,7 @@ from pipeline.scan.detect.typescript_index import ProjectIndex
 from pipeline.scan.detect.typescript_loops import expand_loop, mastra_names, shaped_objects
 from pipeline.scan.detect.typescript_openclaw import agent_tool, imports_openclaw_type, manifest_openclaw
 from pipeline.scan.detect.typescript_values import Node, Ref, arguments, callee, unwrap
-from pipeline.scan.detect.typescript_wrappers import Wrapper, captures
+from pipeline.scan.detect.typescript_wrappers import Wrapper, captures, element_keys
 
 _INDEX_MARKERS = (*MARKERS, b"execute", b"createtool")
 _DETECT_MARKERS = markers.TS_DETECT
@@ -165,12 +165,13 @@ class TypeScriptDetector:
         found, form = self._expanded(res, call, read, form)
         yield from self._emit("ts-mcp", form, found)
 
-    def _expanded(self, res: Resolver, call: Ref, read: forms.Reader, form: str) -> tuple[forms.Found, str]:
+    def _expanded(self, res: Resolver, call: Ref, read: forms.Reader, form: str,
+                  keys: tuple[str, frozenset[str]] | None = None) -> tuple[forms.Found, str]:
         """What ``read`` finds at ``call``; when it names no tool, one definition per element of the
         list the call loops over, if any (the form suffixed ``-shaped`` when the elements are guessed)."""
         found = read(res, call)
         if found and found[0][1].name is None:
-            expanded, guessed = expand_loop(res, call, read, self._shaped)
+            expanded, guessed = expand_loop(res, call, read, self._shaped, keys)
             if expanded:
                 return expanded, f"{form}-shaped" if guessed else form
         return found, form
@@ -225,7 +226,7 @@ class TypeScriptDetector:
         def read(bound: Resolver, at: Ref) -> forms.Found:
             return [(at, info) for _, info in _through(bound, at, outer)[:1]]
 
-        found, form = self._expanded(res, call, read, "wrapper")
+        found, form = self._expanded(res, call, read, "wrapper", element_keys(outer))
         yield from self._emit(outer.sdk, form, found, via=f"wrapper:{outer.name}")
 
     def _create_tool(self, res: Resolver, call: Ref) -> Iterator[Tool]:
@@ -276,10 +277,12 @@ def _through(res: Resolver, call: Ref, outer: Wrapper) -> forms.Found:
 
 def _argument(res: Resolver, arg: Ref) -> Ref:
     """A wrapper call's argument as its parameter is bound: a name or member that stands for a
-    string (``TOOLS.list``) is followed now, since it is read through the parameter later;
-    anything else is kept as written (a preset keeps its name)."""
-    target, _ = res.resolve(arg)
-    return target if target.node.type in ("string", "template_string") else arg
+    string (``TOOLS.list``), or a loop variable bound to an object, is followed now, since it is
+    read through the parameter later; anything else is kept as written (a preset keeps its name)."""
+    target, constant = res.resolve(arg)
+    if target.node.type in ("string", "template_string"):
+        return target
+    return target if target.node.type == "object" and constant is None and target.node != unwrap(arg.node) else arg
 
 
 _IDENTIFIER_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$")

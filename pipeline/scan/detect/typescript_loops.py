@@ -79,17 +79,19 @@ def _iterated(call: Ref, node: Node, variable: str) -> tuple[Ref, Ref] | None:
 Shaped = Callable[[Ref, str, frozenset[str]], list[Ref]]
 
 
-def expand_loop(res: Resolver, call: Ref, read: Reader, shaped: Shaped | None = None) -> tuple[Found, bool]:
+def expand_loop(res: Resolver, call: Ref, read: Reader, shaped: Shaped | None = None,
+                keys: tuple[str, frozenset[str]] | None = None) -> tuple[Found, bool]:
     """One definition per element of the list a registration loops over (empty when none), and
     whether the elements were guessed: when the list cannot be followed (built by a function,
     passed in as a parameter) or its elements name no tool (records built from another list),
-    ``shaped`` gives the objects that have the keys the registration reads from the loop variable."""
+    ``shaped`` gives the objects that have the keys the registration reads from the loop variable
+    (``keys``, when the caller knows them: a wrapper reading them from the element it is given)."""
     loop = loop_list(call)
     if loop is None:
         return [], False
     pattern, listed = loop
     found = _each(res, call, read, pattern, tool_objects(res, listed), guessed=False)
-    if any(info.name for _, info in found) or shaped is None or (keys := read_keys(call, pattern)) is None:
+    if any(info.name for _, info in found) or shaped is None or (keys := keys or read_keys(call, pattern)) is None:
         return found, False
     guessed = _each(res, call, read, pattern, shaped(call, *keys), guessed=True)
     return (guessed, True) if guessed else (found, False)

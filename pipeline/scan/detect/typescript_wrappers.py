@@ -16,7 +16,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from pipeline.scan.detect.source import GRAMMARS, SourceFile, extension
-from pipeline.scan.detect.syntax import capture_map, compiled
+from pipeline.scan.detect.syntax import capture_map, compiled, descendants
 from pipeline.scan.detect.typescript_imports import seen_from
 from pipeline.scan.detect.typescript_values import (
     Node,
@@ -133,6 +133,25 @@ class Wrappers:
             at = seen_from(file.path, file.data, name, [w.function.file.path for w in found], member=member)
             self._sight[key] = found[at] if at is not None else None
         return self._sight[key]
+
+
+def element_keys(wrapper: Wrapper) -> tuple[str, frozenset[str]] | None:
+    """For a wrapper given a whole tool object (``registerTool(tool)`` reading ``tool.name`` and
+    ``tool.annotations``): the key that names the tool and every key it reads from that parameter."""
+    position, key = wrapper.slot
+    patterns = params(wrapper.function.node, wrapper.function.file)
+    if key is not None or wrapper.inner is not None or position >= len(patterns):
+        return None
+    file = wrapper.function.file
+    param = file.text(patterns[position])
+    args = arguments(wrapper.call.node)
+    first = unwrap(args[0]) if args else None
+    if first is None or first.type != "member_expression" or file.text(first.child_by_field_name("object")) != param:
+        return None
+    members = descendants(wrapper.function.node, ["member_expression"])
+    keys = frozenset(file.text(m.child_by_field_name("property")) for m in members
+                     if file.text(m.child_by_field_name("object")) == param)
+    return file.text(first.child_by_field_name("property")), keys
 
 
 def name_slot(file: SourceFile, fn: Node, name: str | None) -> Slot | None:
