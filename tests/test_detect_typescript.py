@@ -152,8 +152,9 @@ def test_a_loop_variable_is_never_a_constant_of_another_file() -> None:
     ``const tool``: with no object of the loop's shape outside tests, the row is the loop's, its
     name unknown; an object of that shape outside tests is read as the loop's element."""
     server = SDK + "export function wire(s: McpServer, tools: Def[]) {\n" \
-                   "  for (const tool of tools) { s.registerTool(tool.name, { annotations: tool.hints }, cb); }\n}\n"
-    fixture = "const tool = { name: 'fixture', hints: { readOnlyHint: true } };\n"
+                   "  for (const tool of tools) {\n" \
+                   "    s.registerTool(tool.name, { annotations: tool.annotations }, cb);\n  }\n}\n"
+    fixture = "const tool = { name: 'fixture', annotations: { readOnlyHint: true } };\n"
     found = _tools({"src/server.ts": server, "src/test/fixture.ts": fixture})
     assert [(t.path, t.tool_name, t.annotations.read_only_hint) for t in found] == [("src/server.ts", None, "unset")]
     found = _tools({"src/server.ts": server, "src/defs.ts": fixture})
@@ -215,3 +216,17 @@ def test_a_wrapper_given_whole_tool_objects_in_a_loop_it_cannot_follow() -> None
     assert [(t.tool_name, t.annotations.read_only_hint, t.via) for t in found] == [
         ("open_page", "false", "wrapper:registerTool"), ("list_pages", "true", "wrapper:registerTool")]
     assert {t.rule for t in found} == {"typescript.ts-mcp.wrapper-shaped"}
+
+
+def test_the_sdk_imported_through_a_vendored_shim() -> None:
+    """``import { McpServer } from './third_party/index.js'``, where that vendored file re-exports
+    the server SDK: the file is left out as vendored, but an import of it is an import of the SDK."""
+    shim = "export {McpServer} from '@modelcontextprotocol/sdk/server/mcp.js';\n" \
+           "export {default as yargs} from 'yargs';\n"
+    server = "import {McpServer} from './third_party/index.js';\n" \
+             "const server = new McpServer({name: 'x', version: '1'});\n" \
+             "server.registerTool('ping', {annotations: {readOnlyHint: true}}, cb);\n"
+    detection = detect_files({"src/third_party/index.ts": shim.encode(), "src/index.ts": server.encode()})
+    assert [(t.tool_name, t.annotations.read_only_hint) for t in detection.tools] == [("ping", "true")]
+    assert [(e.path, e.reason) for e in detection.exclusions] == [("src/third_party/index.ts", "vendored")]
+    assert _tools({"src/index.ts": server}) == []  # without the shim, nothing says McpServer is the SDK's

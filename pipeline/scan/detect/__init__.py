@@ -28,6 +28,7 @@ from pipeline.scan.detect import deps, markers, paths
 from pipeline.scan.detect.model import Exclusion, Tool
 from pipeline.scan.detect.sdks import SDKS
 from pipeline.scan.detect.source import SourceFile, extension, language_of
+from pipeline.scan.detect.typescript_imports import reexports_mcp_server
 
 #: files larger than this are not parsed (generated code, bundles); recorded if relevant
 MAX_FILE_BYTES = 2 << 20
@@ -49,6 +50,10 @@ DETECTOR_WORDS = tuple(
     dict.fromkeys((*FIRST_WORDS, *RELEVANT_WORDS, *(word for words in markers.PREFILTER.values() for word in words)))
 )
 _DETECTOR_WORD_SET = frozenset(DETECTOR_WORDS)
+
+#: per language, what makes a vendored file a shim its phase 1 reads: it re-exports an MCP SDK
+#: (chrome-devtools-mcp imports ``McpServer`` from its own ``third_party/index.ts``)
+SHIMS: dict[str, Callable[[bytes], bool]] = {"typescript": reexports_mcp_server}
 
 #: language -> "module:class" of its detector (imported on first use)
 LANGUAGES = {
@@ -107,6 +112,7 @@ class Detector:
     def _reset(self) -> None:
         self.dependencies = deps.Dependencies()
         self._files: dict[str, list[SourceFile]] = defaultdict(list)
+        self._shims: dict[str, list[SourceFile]] = defaultdict(list)
         self._exclusions: list[Exclusion] = []
         self._kept_bytes = 0
         self._last: tuple[str, tuple[str, str] | None] = ("", None)
@@ -156,6 +162,8 @@ class Detector:
         if kind != "source":
             if (marker := paths.relevant(file)) is not None:
                 self._exclusions.append(Exclusion(path, kind, f"{detail} (mentions {marker})"))
+            if kind == "vendored" and (language := language_of(path)) in SHIMS and SHIMS[language](data):
+                self._shims[language].append(file)
         elif file.has_any(KEEP_WORDS):
             self._files[detail].append(file)
             self._kept_bytes += len(data)
@@ -178,18 +186,22 @@ class Detector:
         """Run every language detector over the kept files; then start afresh for the next tree."""
         tools: list[Tool] = []
         for language, files in sorted(self._files.items()):
-            tools.extend(self._run(factory(language)(self.dependencies), files))
+            tools.extend(self._run(factory(language)(self.dependencies), files, self._shims.get(language, [])))
         parsed = sum(len(files) for files in self._files.values())
         found = Detection(tuple(tools), tuple(self._exclusions), parsed)
         self._reset()
         return found
 
-    def _run(self, detector: LanguageDetector, files: list[SourceFile]) -> Iterator[Tool]:
-        """Both phases of one language detector over its files."""
+    def _run(self, detector: LanguageDetector, files: list[SourceFile], shims: list[SourceFile]) -> Iterator[Tool]:
+        """Both phases of one language detector over its files; the vendored ``shims`` are read in
+        phase 1 only (they define no tool, but say what an import of them brings)."""
 
         def index(file: SourceFile) -> tuple[()]:
             detector.index(file)
             return ()
+
+        for shim in shims:
+            self._guarded(shim, index)
 
         keep_trees = self._kept_bytes <= KEEP_TREES_BYTES
         for file in files:

@@ -88,7 +88,7 @@ class TypeScriptDetector:
         claw = file.has_any(("registertool",)) and self._openclaw_evidence(file)
         if not (claw or self._wanted(file)):
             return
-        imports = imports_of(file.path, file.data, self._project.openclaw_modules)
+        imports = imports_of(file.path, file.data, self._project.openclaw_modules, self._project.mcp_modules)
         if not imports.openclaw and self._openclaw_plugin(file):
             imports = replace(imports, openclaw_local=True)
         elif not imports.openclaw and claw:
@@ -120,7 +120,9 @@ class TypeScriptDetector:
     def _wanted(self, file: SourceFile) -> bool:
         if file.has_any(_DETECT_MARKERS_WORDS):
             return True
-        if self._project.openclaw_modules and file.has_any(("registertool",)):
+        if (self._project.openclaw_modules or self._project.mcp_modules) and file.has_any(("registertool",)):
+            return True  # a local shim may stand for the SDK's import
+        if self._project.mcp_modules and file.has_any(_CALL_MARKERS_WORDS):
             return True
         return any(name.lower().encode() in file.lower for name in self._project.wrappers)
 

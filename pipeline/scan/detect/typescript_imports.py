@@ -30,6 +30,17 @@ def module_key(path: str) -> str:
     return path.removesuffix("/index")
 
 
+#: ``export { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"``: a local shim of the server SDK
+_MCP_REEXPORT = re.compile(
+    rb"""\bexport\s*(?:type\s*)?(?:\*|\{[^}]*\})\s*from\s*["']@modelcontextprotocol/(?:sdk/server|server)[^"']*["']"""
+)
+
+
+def reexports_mcp_server(data: bytes) -> bool:
+    """Whether a file re-exports the MCP server SDK (``chrome-devtools-mcp``'s ``third_party/index.ts``)."""
+    return b"@modelcontextprotocol/" in data and _MCP_REEXPORT.search(data) is not None
+
+
 def reexports_openclaw(data: bytes) -> bool:
     """Whether a file re-exports the OpenClaw plugin SDK (a local ``./api.js`` shim)."""
     return b"openclaw" in data and _OPENCLAW_REEXPORT.search(data) is not None
@@ -44,6 +55,8 @@ class Imports:
     openclaw_local: bool = False
     """a relative import names a file of the tree that re-exports ``openclaw`` (or the file is a
     plugin entry whose nearest manifest declares ``openclaw``)."""
+    mcp_local: bool = False
+    """a relative import names a file of the tree that re-exports the MCP server SDK."""
     openclaw_shaped: bool = False
     """no import names OpenClaw, but the package or an imported type does: an object passed to
     ``registerTool`` counts as OpenClaw when it has the ``AgentTool`` shape (``typescript_openclaw``)."""
@@ -60,7 +73,7 @@ class Imports:
     def mcp_server(self) -> bool:
         """The file imports the MCP server API, its types, or a wrapper that hands out ``McpServer``."""
         official = any(s.startswith("@modelcontextprotocol/") and "/client" not in s for s in self.specs)
-        return official or self._any(*MCP_WRAPPERS)
+        return official or self.mcp_local or self._any(*MCP_WRAPPERS)
 
     @property
     def mcp_server_proper(self) -> bool:
@@ -93,11 +106,13 @@ class Imports:
         return "ai" in self.specs
 
 
-def imports_of(path: str, data: bytes, openclaw_modules: frozenset[str] | set[str]) -> Imports:
-    """The imports of the file at ``path``."""
+def imports_of(path: str, data: bytes, openclaw_modules: frozenset[str] | set[str],
+               mcp_modules: frozenset[str] | set[str] = frozenset()) -> Imports:
+    """The imports of the file at ``path`` (``*_modules``: the tree's files that re-export OpenClaw,
+    the MCP server SDK)."""
     specs = frozenset(m.decode("utf-8", "replace") for m in _SPEC.findall(data))
-    local = any(_resolve(path, s) in openclaw_modules for s in specs if s.startswith("."))
-    return Imports(specs, local)
+    local = {_resolve(path, s) for s in specs if s.startswith(".")}
+    return Imports(specs, not local.isdisjoint(openclaw_modules), mcp_local=not local.isdisjoint(mcp_modules))
 
 
 def seen_from(path: str, data: bytes, name: str, homes: list[str], *, member: bool = False) -> int | None:

@@ -24,7 +24,14 @@ from collections import defaultdict
 
 from pipeline.scan.detect.source import SourceFile
 from pipeline.scan.detect.typescript_annotations import Resolver
-from pipeline.scan.detect.typescript_imports import Imports, imports_of, module_key, reexports_openclaw, seen_from
+from pipeline.scan.detect.typescript_imports import (
+    Imports,
+    imports_of,
+    module_key,
+    reexports_mcp_server,
+    reexports_openclaw,
+    seen_from,
+)
 from pipeline.scan.detect.typescript_openclaw import openclaw_types
 from pipeline.scan.detect.typescript_values import (
     Node,
@@ -66,6 +73,8 @@ class ProjectIndex:
         self.templates = self.wrapping.templates
         """the registration calls inside wrappers (not tools themselves)."""
         self.openclaw_modules: set[str] = set()
+        self.mcp_modules: set[str] = set()
+        """files that re-export the MCP server SDK (a local shim, vendored or not)."""
         self.openclaw_types: dict[str, frozenset[str]] = {}
         self.mastra_tools: list[Ref] = []
         self._declaring: dict[str, list[SourceFile]] = defaultdict(list)
@@ -110,6 +119,8 @@ class ProjectIndex:
         self.wrapping.modules.append(file)
         if reexports_openclaw(file.data):
             self.openclaw_modules.add(module_key(file.path))
+        if reexports_mcp_server(file.data):
+            self.mcp_modules.add(module_key(file.path))
         if types := openclaw_types(file.data):
             self.openclaw_types[module_key(file.path)] = types
 
@@ -121,7 +132,7 @@ class ProjectIndex:
         mastra = b"@mastra/mcp" in file.data and _MASTRA_SERVER.search(file.data) is not None
         if not (wrapper or mastra):
             return
-        imports = imports_of(file.path, file.data, self.openclaw_modules)
+        imports = imports_of(file.path, file.data, self.openclaw_modules, self.mcp_modules)
         wrapper = wrapper and (imports.mcp_server or imports.fastmcp)
         mastra = mastra and imports.mastra_mcp
         found = captures(file)

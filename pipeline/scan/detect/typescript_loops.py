@@ -174,13 +174,16 @@ def _collect(res: Resolver, target: Ref, names: dict[str, str], positions: dict[
 #: at most this much source is parsed to look for a list's elements by their shape
 MAX_SHAPED_BYTES = 8 << 20
 _NAMED_OBJECTS = "(object [(pair key: (property_identifier)) (shorthand_property_identifier)]) @object"
+#: fields only a tool definition has among the objects of a project (CLI options, prompts and
+#: settings have a name and a description too)
+_TOOL_FIELDS = frozenset({"annotations", "inputSchema"})
 
 
 def shaped_objects(project: ProjectIndex, folder: str, near: str, name_key: str, keys: frozenset[str]) -> list[Ref]:
     """Object literals of the files under ``folder`` (tests left out) with a string at
-    ``name_key`` and at least one more of ``keys``: the elements of a tool list the detector
-    could not follow. Only files that name ``name_key`` and another key are parsed, nearest to
-    the path ``near`` first, up to ``MAX_SHAPED_BYTES`` of them."""
+    ``name_key``, at least one more of ``keys``, and an ``annotations`` or ``inputSchema`` field:
+    the elements of a tool list the detector could not follow. Only files that name ``name_key``
+    and another key are parsed, nearest to the path ``near`` first, up to ``MAX_SHAPED_BYTES``."""
     others = keys - {name_key}
     if not others:
         return []
@@ -198,6 +201,7 @@ def shaped_objects(project: ProjectIndex, folder: str, near: str, name_key: str,
         for node in captures(file, _NAMED_OBJECTS).get("object", []):  # objects with a key of some name
             ref = Ref(file, node)
             present = {key for key, _, _ in entries(ref, res.consts) if key is not None}
-            if name_key in present and present & others and res.string(res.get(ref, name_key)) is not None:
+            tool_like = present & others and present & _TOOL_FIELDS  # not any {name, description}
+            if name_key in present and tool_like and res.string(res.get(ref, name_key)) is not None:
                 found.append(ref)
     return found
