@@ -59,8 +59,7 @@ class Resolver:
     def _scoped(self, ref: Ref, name: str) -> Ref | None:
         """The value ``name`` is bound to in the innermost scope around ``ref``."""
         for function, env in reversed(self.scopes):
-            node = function.node
-            if name in env and function.file is ref.file and node.start_byte <= ref.node.start_byte < node.end_byte:
+            if name in env and _inside(ref, function):
                 return env[name]
         return None
 
@@ -141,11 +140,15 @@ class Resolver:
             return False
         name = ref.text()
         for function, env in reversed(self.scopes):
-            inside = function.file is ref.file and function.node.start_byte <= node.start_byte < function.node.end_byte
-            if inside and name in {function.file.text(p) for p in params(function.node, function.file)}:
+            if _inside(ref, function) and name in {function.file.text(p) for p in params(function.node, function.file)}:
                 bound = env.get(name)
                 return bound is None or unwrap(bound.node).type == "undefined"
         return False
+
+
+def _inside(ref: Ref, function: Ref) -> bool:
+    """Whether ``ref`` lies within ``function``'s text (the same file)."""
+    return function.file is ref.file and function.node.start_byte <= ref.node.start_byte < function.node.end_byte
 
 
 @dataclass(frozen=True)

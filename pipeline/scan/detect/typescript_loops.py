@@ -16,10 +16,19 @@ from posixpath import commonpath
 from typing import TYPE_CHECKING
 
 from pipeline.scan.detect.paths import in_tests
-from pipeline.scan.detect.syntax import descendants
 from pipeline.scan.detect.typescript_annotations import Resolver, ToolInfo, tool_info, tool_objects
 from pipeline.scan.detect.typescript_forms import Found, Reader
-from pipeline.scan.detect.typescript_values import Env, Node, Ref, arguments, entries, params, unwrap
+from pipeline.scan.detect.typescript_values import (
+    Env,
+    Node,
+    Ref,
+    arguments,
+    binds,
+    entries,
+    member_keys,
+    params,
+    unwrap,
+)
 from pipeline.scan.detect.typescript_wrappers import captures
 
 if TYPE_CHECKING:
@@ -53,11 +62,9 @@ def loop_list(call: Ref) -> tuple[Ref, Ref] | None:
 
 
 def _binds(call: Ref, pattern: Node, variable: str) -> bool:
-    """Whether a loop's ``pattern`` binds ``variable``: ``t`` or ``{ name, ... }``."""
-    if pattern.type == "object_pattern":
-        return any(p.type == "shorthand_property_identifier_pattern" and call.file.text(p) == variable
-                   for p in pattern.named_children)
-    return call.file.text(pattern) == variable
+    """Whether a loop's ``pattern`` binds ``variable``: ``t`` or ``{ name, ... }`` (an array
+    pattern's elements are not read as tools)."""
+    return pattern.type != "array_pattern" and binds(call.file, pattern, variable)
 
 
 def _iterated(call: Ref, node: Node, variable: str) -> tuple[Ref, Ref] | None:
@@ -128,9 +135,7 @@ def read_keys(call: Ref, pattern: Ref) -> tuple[str, frozenset[str]] | None:
         name = call.file.text(first)
         return (name, keys) if name in keys else None
     variable = pattern.text()
-    members = descendants(call.node, ["member_expression"])
-    keys = frozenset(call.file.text(m.child_by_field_name("property")) for m in members
-                     if call.file.text(m.child_by_field_name("object")) == variable)
+    keys = member_keys(call.file, call.node, variable)
     if first.type != "member_expression" or call.file.text(first.child_by_field_name("object")) != variable:
         return None
     return call.file.text(first.child_by_field_name("property")), keys

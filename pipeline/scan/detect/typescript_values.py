@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import tree_sitter
 
 from pipeline.scan.detect.source import SourceFile
-from pipeline.scan.detect.syntax import enclosing, named, unquote
+from pipeline.scan.detect.syntax import descendants, enclosing, named, unquote
 
 Node = tree_sitter.Node
 
@@ -159,21 +159,28 @@ def is_parameter(ref: Ref, name: str) -> bool:
     ones included) or a ``for (const x of ...)`` loop around it."""
     node: Node | None = ref.node.parent
     while node is not None:
-        if node.type in FUNCTIONS and any(_binds(ref.file, p, name) for p in params(node, ref.file)):
+        if node.type in FUNCTIONS and any(binds(ref.file, p, name) for p in params(node, ref.file)):
             return True
         if node.type == "for_in_statement" and (left := node.child_by_field_name("left")) is not None and \
-                _binds(ref.file, left, name):
+                binds(ref.file, left, name):
             return True
         node = node.parent
     return False
 
 
-def _binds(file: SourceFile, pattern: Node, name: str) -> bool:
+def binds(file: SourceFile, pattern: Node, name: str) -> bool:
+    """Whether a parameter or loop ``pattern`` binds ``name``: ``t``, ``{ name }`` or ``[name]``."""
     if pattern.type == "identifier":
         return file.text(pattern) == name
     return pattern.type in ("object_pattern", "array_pattern") and any(
         n.type in ("shorthand_property_identifier_pattern", "identifier") and file.text(n) == name
         for n in pattern.named_children)
+
+
+def member_keys(file: SourceFile, node: Node, name: str) -> frozenset[str]:
+    """Every ``name.key`` read within ``node``: the keys of ``name``'s value it uses."""
+    return frozenset(file.text(m.child_by_field_name("property")) for m in descendants(node, ["member_expression"])
+                     if file.text(m.child_by_field_name("object")) == name)
 
 
 def enclosing_function(node: Node) -> Node | None:

@@ -16,7 +16,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from pipeline.scan.detect.source import GRAMMARS, SourceFile, extension
-from pipeline.scan.detect.syntax import capture_map, compiled, descendants
+from pipeline.scan.detect.syntax import capture_map, compiled
 from pipeline.scan.detect.typescript_imports import seen_from
 from pipeline.scan.detect.typescript_values import (
     Node,
@@ -26,6 +26,7 @@ from pipeline.scan.detect.typescript_values import (
     enclosing_function,
     entries,
     function_name,
+    member_keys,
     params,
     unwrap,
 )
@@ -148,10 +149,7 @@ def element_keys(wrapper: Wrapper) -> tuple[str, frozenset[str]] | None:
     first = unwrap(args[0]) if args else None
     if first is None or first.type != "member_expression" or file.text(first.child_by_field_name("object")) != param:
         return None
-    members = descendants(wrapper.function.node, ["member_expression"])
-    keys = frozenset(file.text(m.child_by_field_name("property")) for m in members
-                     if file.text(m.child_by_field_name("object")) == param)
-    return file.text(first.child_by_field_name("property")), keys
+    return file.text(first.child_by_field_name("property")), member_keys(file, wrapper.function.node, param)
 
 
 def name_slot(file: SourceFile, fn: Node, name: str | None) -> Slot | None:
