@@ -158,15 +158,21 @@ def git_repository(archive: Path, directory: Path) -> Path | None:
 
 
 def build_inputs(directory: Path) -> list[Input]:
-    """The large and the small archive, from the standard library and site-packages."""
+    """The large and the small archive, from the standard library and site-packages (those
+    already built in ``directory`` are reused)."""
     paths = sysconfig.get_paths()
     stdlib, purelib = Path(paths["stdlib"]), Path(paths["purelib"])
     inputs = []
     for label, roots, size in (("small", [purelib, stdlib], SMALL_BYTES), ("large", [stdlib, purelib], LARGE_BYTES)):
-        print(f"building the {label} input ...", file=sys.stderr, flush=True)
         folder = directory / label
-        folder.mkdir()
         archive = folder / f"{label}.tar.gz"
+        if archive.is_file():
+            git_dir = folder / "repo.git"
+            inputs.append(Input(f"{label} (built: stdlib + site-packages)", archive,
+                                git_dir if git_dir.is_dir() else None, label))
+            continue
+        print(f"building the {label} input ...", file=sys.stderr, flush=True)
+        folder.mkdir(parents=True, exist_ok=True)
         write_archive(archive, source_files(roots), size)
         git_dir = git_repository(archive, folder)
         if git_dir is not None:
@@ -445,6 +451,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--archive", type=Path, action="append", default=[], help="a .tar.gz to measure too")
     parser.add_argument("--runs", type=int, default=5, help="alternating rounds per input (default 5)")
+    parser.add_argument("--inputs", type=Path, help="keep the built inputs in this folder, and reuse them if"
+                        " it already holds them (default: build them in a temporary folder)")
+    parser.add_argument("--only", choices=("small", "large"), help="measure only this built input")
     args = parser.parse_args()
     if args.runs < 1:
         parser.error("--runs must be at least 1")
@@ -452,7 +461,8 @@ def main() -> int:
     scratch_root = shm if shm.is_dir() and os.access(shm, os.W_OK) else None
     with tempfile.TemporaryDirectory() as tmp, tempfile.TemporaryDirectory(dir=scratch_root) as scratch:
         given = [user_input(path) for path in args.archive]
-        inputs = build_inputs(Path(tmp)) + given
+        built = build_inputs(args.inputs or Path(tmp))
+        inputs = [item for item in built if args.only in (None, item.size_class)] + given
         print(f"census count vs peers: median of {args.runs} alternating runs; time/count above 1 means census"
               f" count is faster; tar extracts into {'tmpfs' if scratch_root else 'a temp folder'}")
         for item in inputs:

@@ -43,10 +43,6 @@ except ImportError:  # pragma: no cover - isal ships wheels for every supported 
 
     DEFLATE_ERRORS = (zlib.error,)
 
-try:  # decompresses in a thread of its own, so inflating overlaps parsing and counting
-    from isal import igzip_threaded
-except ImportError:  # pragma: no cover - isal before 1.4
-    igzip_threaded = None  # type: ignore[assignment]
 
 #: what a broken gzip or tar stream raises, from any layer (``TarStreamError`` is a ValueError)
 FRAMING_ERRORS: tuple[type[Exception], ...] = (EOFError, OSError, ValueError, *DEFLATE_ERRORS)
@@ -188,7 +184,7 @@ def _open_tar(
             compressed = raw.read(2) == GZIP_MAGIC
             form = "tar.gz" if compressed else "tar (nor gzip)"
             raw.seek(0)
-            threaded = whole and compressed and igzip_threaded is not None
+            threaded = whole and compressed
             with (
                 _HashingReader(raw, hashed) as hasher,
                 _decompressed(hasher, threaded=threaded) if compressed else io.BufferedReader(hasher) as inflated,
@@ -202,8 +198,19 @@ def _open_tar(
         raise _broken(f"archive {path.name} is not a whole {form}", exc) from exc
 
 
+def _gzip_reader(raw: _HashingReader) -> BinaryIO:
+    """isal's C gzip reader over ``raw``, reading 8 MiB of it at a time: each read of ``raw`` (Python
+    code) needs the GIL, and ``GzipFile`` reads 512 KiB at a time."""
+    reader = getattr(isal_zlib, "_GzipReader", None)  # what igzip's own threaded reader uses
+    if reader is None:  # pragma: no cover - isal before 1.6, or no isal
+        return cast(BinaryIO, gzip_impl.GzipFile(fileobj=raw, mode="rb"))  # type: ignore[no-untyped-call]
+    return cast(BinaryIO, reader(raw, 8 << 20))
+
+
 def _decompressed(raw: _HashingReader, *, threaded: bool) -> io.BufferedIOBase:
     """The gzip stream over ``raw``: inflated in a background thread when ``threaded``."""
     if threaded:
-        return cast(io.BufferedIOBase, igzip_threaded.open(raw, "rb", threads=1))  # type: ignore[no-untyped-call]
+        from pipeline.inflate import Inflater
+
+        return cast(io.BufferedIOBase, Inflater(lambda: _gzip_reader(raw), block_bytes=tarstream.READ_AHEAD))
     return cast(io.BufferedIOBase, gzip_impl.GzipFile(fileobj=raw, mode="rb"))  # type: ignore[no-untyped-call]

@@ -15,7 +15,7 @@ from typing import Protocol
 BLOCK = 512
 CHUNK_BYTES = 1 << 20
 #: bytes of the stream read at a time; a member whose data lies in them is one slice
-READ_AHEAD = 1 << 20
+READ_AHEAD = 4 << 20
 
 _ZEROS = bytes(BLOCK)
 _PAX_TYPES = (b"x", b"X", b"g")

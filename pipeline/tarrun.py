@@ -5,7 +5,7 @@ plain ustar header and lie whole in the bytes read ahead. ``plain_run`` parses s
 with local names and no call per field, about three times faster than ``TarReader.next``.
 It only takes the common case: a header it would have to reason about (an extension, a
 base-256 or unreadable number, a signed or bad checksum, the end of the archive) or a
-member whose data is not all held ends the run, and ``TarReader.next`` reads that member
+member whose data is not all held (or is more than a chunk) ends the run, and ``TarReader.next`` reads that member
 with every check and raises the errors. What it reports equals what ``next`` would.
 """
 
@@ -15,7 +15,7 @@ import zlib
 from collections.abc import Callable
 
 from pipeline.entries import FILE_TYPES, Raw
-from pipeline.tarfields import _PLAIN_TYPES, _ZEROS, BLOCK
+from pipeline.tarfields import _PLAIN_TYPES, _ZEROS, BLOCK, CHUNK_BYTES
 
 
 def plain_run(
@@ -57,7 +57,7 @@ def plain_run(
             if kind == b"5":
                 name = name.rstrip(b"/")
         stop = pos + BLOCK + (-(-size // BLOCK) * BLOCK if kind in FILE_TYPES else 0)
-        if stop > end:
+        if stop > end or size > CHUNK_BYTES:  # a larger file is streamed in chunks (``TarReader.chunks``)
             break
         append((name, kind, size, pos + BLOCK))
         pos = stop

@@ -24,6 +24,7 @@ from pipeline.tarfields import (
     BLOCK,
     CHUNK_BYTES,
     EXTENSION_MAX,
+    READ_AHEAD,
     Header,
     Readable,
     ReadAhead,
@@ -42,7 +43,7 @@ from pipeline.tarfields import (
 )
 from pipeline.tarrun import plain_run
 
-__all__ = ["BLOCK", "CHUNK_BYTES", "EXTENSION_MAX", "Header", "Readable", "TarReader", "TarStreamError"]
+__all__ = ["BLOCK", "CHUNK_BYTES", "EXTENSION_MAX", "READ_AHEAD", "Header", "Readable", "TarReader", "TarStreamError"]
 
 
 class TarReader:

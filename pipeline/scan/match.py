@@ -20,6 +20,7 @@ from __future__ import annotations
 import threading
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
+from typing import cast
 
 import hyperscan
 
@@ -133,7 +134,8 @@ class NativeMatcher:
         hits.clear()
         tally[0], tally[1] = 0, MIN_HITS + (last - first) // BYTES_PER_HIT
         try:
-            self._spans_db.scan(buf[first:last], match_event_handler=self._on_hit)
+            # a view, not a copy: hyperscan takes any buffer (its stub says bytes)
+            self._spans_db.scan(cast(bytes, memoryview(buf)[first:last]), match_event_handler=self._on_hit)
         except hyperscan.error:
             if tally[0] > tally[1]:
                 return None

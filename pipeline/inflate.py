@@ -1,0 +1,152 @@
+"""Gzip inflated in a thread of its own, handed over as whole blocks: no copy on the reader's side.
+
+isal's ``igzip_threaded`` reader does the same work but copies every byte twice in the
+calling thread (into a ``BytesIO``, then into the caller's buffer), and its 1 MiB blocks mean
+a hand-over every 2 ms. ``Inflater`` hands the worker's ``bytes`` over as they are: a read of
+exactly one block (what ``tarfields.ReadAhead`` asks for) is that block.
+
+The worker lets go of the GIL while it inflates; it needs the GIL back for a moment at each
+block. While the reader runs Python, a thread asking for the GIL waits for the switch
+interval (5 ms by default) before the reader is made to let go, so the worker would spend
+more time waiting than inflating. ``_SwitchInterval`` shortens the interval while at least one
+``Inflater`` is open (and puts it back after the last one closes).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import queue
+import sys
+import threading
+from collections.abc import Callable
+from types import TracebackType
+from typing import BinaryIO
+
+#: bytes per block: a hand-over every ~8 ms of inflating; about 30 MiB held at most (queue, worker, reader)
+BLOCK_BYTES = 4 << 20
+#: blocks the worker may inflate ahead of the reader
+QUEUE_BLOCKS = 4
+#: the switch interval while an inflater is open: the worker waits at most this long for the GIL
+SWITCH_SECONDS = 0.0005
+
+class _SwitchInterval:
+    """The interpreter's switch interval, short while at least one inflater is open."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._open = 0
+        self._saved = sys.getswitchinterval()
+
+    def opened(self) -> None:
+        """An inflater opened: the first one shortens the interval."""
+        with self._lock:
+            if self._open == 0:
+                self._saved = sys.getswitchinterval()
+                sys.setswitchinterval(min(SWITCH_SECONDS, self._saved))
+            self._open += 1
+
+    def closed(self) -> None:
+        """An inflater closed: the last one puts the interval back."""
+        with self._lock:
+            self._open -= 1
+            if self._open == 0:
+                sys.setswitchinterval(self._saved)
+
+
+_SWITCHES = _SwitchInterval()
+
+
+class Inflater:
+    """The inflated bytes of a gzip stream, read with ``read(n)`` (exactly ``n`` bytes, fewer only
+    at the end); a worker thread inflates up to ``QUEUE_BLOCKS`` blocks ahead.
+
+    ``opener`` makes the gzip reader over the compressed stream; it runs in the worker, whose
+    errors are raised by ``read`` once the blocks before them were read. Close it (or use it as
+    a context manager) to stop the worker.
+    """
+
+    def __init__(self, opener: Callable[[], BinaryIO], block_bytes: int = BLOCK_BYTES) -> None:
+        self._blocks: queue.Queue[bytes | BaseException] = queue.Queue(QUEUE_BLOCKS)
+        self._stop = threading.Event()
+        self._block_bytes = block_bytes
+        self._pending = b""  # a block a read took only part of, from ``self._offset`` on
+        self._offset = 0
+        self._done = False
+        _SWITCHES.opened()
+        self._closed = False
+        self._worker = threading.Thread(target=self._inflate, args=(opener,), name="census-inflate", daemon=True)
+        self._worker.start()
+
+    def read(self, size: int, /) -> bytes:
+        """``size`` bytes (fewer only at the end of the stream)."""
+        pending, offset = self._pending, self._offset
+        if offset == len(pending):
+            pending, offset = self._next(), 0
+            if len(pending) == size or not pending:
+                self._pending, self._offset = b"", 0
+                return pending  # the common read: one whole block, as the worker made it
+        if offset + size <= len(pending):
+            self._pending, self._offset = pending, offset + size
+            return pending[offset : offset + size]
+        parts, have = [pending[offset:]], len(pending) - offset
+        while have < size and (block := self._next()):
+            parts.append(block)
+            have += len(block)
+        data = b"".join(parts)
+        self._pending, self._offset = data, min(size, len(data))
+        return data[:size]
+
+    def close(self) -> None:
+        """Stop the worker (it stops within one block) and let go of what it holds."""
+        if self._closed:
+            return
+        self._closed = True
+        self._stop.set()
+        while self._worker.is_alive():
+            with contextlib.suppress(queue.Empty):
+                self._blocks.get(timeout=0.05)
+        _SWITCHES.closed()
+
+    def __enter__(self) -> Inflater:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def _next(self) -> bytes:
+        """The next block, ``b""`` at the end; the worker's error, in order."""
+        if self._done:
+            return b""
+        block = self._blocks.get()
+        if isinstance(block, BaseException):
+            self._done = True
+            raise block
+        if not block:
+            self._done = True
+        return block
+
+    def _inflate(self, opener: Callable[[], BinaryIO]) -> None:
+        """The worker: inflate block after block until the end, an error or ``close``."""
+        try:
+            stream = opener()
+            try:
+                while not self._stop.is_set():
+                    block = stream.read(self._block_bytes)
+                    if not self._put(block) or not block:
+                        return
+            finally:
+                stream.close()
+        except BaseException as error:  # handed to the reader, who raises it
+            self._put(error)
+
+    def _put(self, item: bytes | BaseException) -> bool:
+        """Queue ``item`` unless ``close`` was called first."""
+        while not self._stop.is_set():
+            try:
+                self._blocks.put(item, timeout=0.05)
+                return True
+            except queue.Full:
+                continue
+        return False
