@@ -4,5 +4,6 @@
 by another version is scanned again (from the cache, without downloading).
 """
 
-SCANNER_VERSION = "4"  # 2: the registration detector runs in the same pass; 3: tree notes;
-# 4: wrappers of wrappers, mirrored Go types, TypeScript lists it cannot follow
+SCANNER_VERSION = "5"  # 2: the registration detector runs in the same pass; 3: tree notes;
+# 4: wrappers of wrappers, mirrored Go types, TypeScript lists it cannot follow;
+# 5: TypeScript tools written as classes, hints assigned after the object is made

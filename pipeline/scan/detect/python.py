@@ -174,8 +174,7 @@ class PythonDetector:
         for node in found.get("call", []):
             if wrapped and self._inside_wrapper(file.path, node):
                 continue
-            if (tool := forms.call(node)) is not None:
-                yield tool
+            yield from forms.call(node)
 
     def _inside_wrapper(self, path: str, node: Node) -> bool:
         parent = node.parent

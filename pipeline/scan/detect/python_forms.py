@@ -24,6 +24,39 @@ from pipeline.scan.detect.python_scope import (
 )
 from pipeline.scan.detect.python_wrapped import Rows
 
+_REFERENCES = ("identifier", "attribute")
+
+
+def loop_elements(data: bytes, reference: Node) -> list[Node] | None:
+    """The functions a ``for`` loop variable takes (``for fn in (search, fetch):``, or a list the
+    module assigns once): ``None`` when ``reference`` is no loop variable, empty when the loop runs
+    over something else."""
+    if reference.type != "identifier":
+        return None
+    name, node = text(data, reference), reference.parent
+    while node is not None and node.type not in ("function_definition", "class_definition", "module"):
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        if node.type == "for_statement" and left is not None and right is not None and text(data, left) == name:
+            return _listed(data, right, node)
+        node = node.parent
+    return None
+
+
+def _listed(data: bytes, iterated: Node, loop: Node) -> list[Node]:
+    """The function references of a list or tuple literal, or of the module constant naming one."""
+    if iterated.type == "identifier":
+        module = loop
+        while module.parent is not None:
+            module = module.parent
+        values = [a.child_by_field_name("right") for s in module.named_children if s.type == "expression_statement"
+                  for a in s.named_children if a.type == "assignment" and text(data, a.child_by_field_name("left"))
+                  == text(data, iterated)]
+        iterated = values[0] if len(values) == 1 and values[0] is not None else iterated
+    if iterated.type not in ("list", "tuple"):
+        return []
+    elements = iterated.named_children
+    return elements if elements and all(e.type in _REFERENCES for e in elements) else []
+
 
 class FileForms(Rows):
     """Finds the tools of one file."""
@@ -81,22 +114,23 @@ class FileForms(Rows):
         return self._row(at, kind.sdk, form, self._name(args, "name", fn), args)
 
     # -- calls --------------------------------------------------------------------------------
-    def call(self, node: Node) -> Tool | None:
-        """The tool a call defines, if any."""
+    def call(self, node: Node) -> list[Tool]:
+        """The tools a call defines (several for ``mcp.add_tool(fn)`` in a loop over a list)."""
         function = node.child_by_field_name("function")
         args = node.child_by_field_name("arguments")
         if function is None or (node.parent is not None and node.parent.type == "decorator"):
-            return None
-        if function.type == "call":
-            return self._applied(node, function, args)
-        if function.type != "attribute":
-            return self._low_level(node, function, args)
-        method = text(self.data, function.child_by_field_name("attribute"))
-        if method == "from_function":
-            return self._from_function(node, function, args)
-        if method in ("add_tool", "tool"):
+            return []
+        if function.type == "attribute" and \
+                (method := text(self.data, function.child_by_field_name("attribute"))) in ("add_tool", "tool"):
             return self._register_call(node, function, method, args)
-        return self._low_level(node, function, args)
+        if function.type == "call":
+            found = self._applied(node, function, args)
+        elif function.type == "attribute" and text(self.data, function.child_by_field_name("attribute")) == \
+                "from_function":
+            found = self._from_function(node, function, args)
+        else:
+            found = self._low_level(node, function, args)
+        return [found] if found is not None else []
 
     def _receiver_kind(self, function: Node) -> Kind | None:
         bound = self.scope.receiver(function.child_by_field_name("object"))
@@ -112,18 +146,25 @@ class FileForms(Rows):
         qual = self.scope.imports.get(text(self.data, receiver))
         return self.declared if qual is not None and qual.split(".")[0] not in KNOWN_ROOTS else None
 
-    def _register_call(self, node: Node, function: Node, method: str, args: Node | None) -> Tool | None:
+    def _register_call(self, node: Node, function: Node, method: str, args: Node | None) -> list[Tool]:
+        """``mcp.add_tool(fn)`` / ``mcp.tool(fn)``; in a loop over a list of functions, one row per
+        function, at its place in the list (a loop over anything else names no tool)."""
         kind = self._receiver_kind(function)
         first = positionals(args)[:1]
         if kind is None or kind.flavor in ("lowlevel", "agent") or not first or first[0].type == "string":
-            return None
+            return []
         if method == "tool" and kind.flavor != "fastmcp":
-            return None
+            return []
         if first[0].type not in ("identifier", "attribute") or self._defined_elsewhere(first[0]):
-            return None
-        name = self._name(args, "name", function_name(self.data, first[0]))
+            return []
         form = "call" if method == "tool" else "add-tool-v2" if kind.flavor == "v2" else "add-tool"
-        return self._row(node, kind.sdk, form, name, args)
+        listed = loop_elements(self.data, first[0])
+        if listed is None:
+            return [self._row(node, kind.sdk, form, self._name(args, "name", function_name(self.data, first[0])), args)]
+        if not listed:
+            return [self._row(node, kind.sdk, form, self._name(args, "name", None), args)]
+        return [self._row(element, kind.sdk, form, function_name(self.data, element), args) for element in listed
+                if not self._defined_elsewhere(element)]
 
     def _defined_elsewhere(self, reference: Node) -> bool:
         """Whether ``add_tool(x)`` adds a tool already counted (from ``from_function`` or ``@tool``)."""

@@ -50,6 +50,7 @@ _ALL = (
     Sdk("ts-mcp", "typescript", True, ("@modelcontextprotocol/sdk", "@modelcontextprotocol/server")),
     Sdk("ts-fastmcp", "typescript", True, ("fastmcp",)),
     Sdk("ts-mastra", "typescript", True, ("@mastra/mcp",)),
+    Sdk("ts-mcp-framework", "typescript", True, ("mcp-framework",)),
     Sdk("openclaw", "typescript", False, ("openclaw", "openclaw/plugin-sdk")),
     Sdk("vercel-ai", "typescript", False, ("ai",)),
     Sdk("mastra-agent", "typescript", False, ("@mastra/core",)),

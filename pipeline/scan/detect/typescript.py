@@ -7,6 +7,7 @@ Forms (sdk-idioms.md 4.1-4.4, 13), each attributed by the file's imports, never 
   ``TOOLS`` constant of another file); also through ``mcp-handler``, ``@vercel/mcp-adapter`` and
   ``agents/mcp`` (``this.server.tool``). Loops over a known tool list give one row per element.
 - ``ts-fastmcp``: ``addTool({...})``, ``addTools([...])`` with ``import { FastMCP } from "fastmcp"``.
+- ``ts-mcp-framework``: classes extending mcp-framework's ``MCPTool`` (``typescript_classes``).
 - Mastra ``createTool``: ``ts-mastra`` (named by its key in ``new MCPServer({ tools })``, as the
   server lists it) when registered anywhere in the tree, else the look-alike ``mastra-agent``.
 - Look-alikes: OpenClaw ``api.registerTool({...})`` (``openclaw`` or a local re-export; or an
@@ -41,6 +42,7 @@ from pipeline.scan.detect.sdks import SDKS
 from pipeline.scan.detect.source import GRAMMARS, SourceFile, extension
 from pipeline.scan.detect.syntax import occurrences
 from pipeline.scan.detect.typescript_annotations import Resolver, ToolInfo, bind, tool_info
+from pipeline.scan.detect.typescript_classes import class_tools, framework_tools
 from pipeline.scan.detect.typescript_imports import MARKERS, Imports, imports_of
 from pipeline.scan.detect.typescript_index import ProjectIndex
 from pipeline.scan.detect.typescript_loops import expand_loop, mastra_names, shaped_objects
@@ -94,6 +96,9 @@ class TypeScriptDetector:
         elif not imports.openclaw and claw:
             imports = replace(imports, openclaw_shaped=True)
         rows = list(self._rows(file, imports)) if self._calls_a_form(file) else []
+        if imports.mcp_framework and b"MCPTool" in file.data:
+            found = framework_tools(self._project.subclasses, self._project.resolver(), file)
+            rows += self._emit("ts-mcp-framework", "class", found)
         yield from rows
         if not rows and (excluded := _exclusion(file, imports)) is not None:
             yield excluded
@@ -165,6 +170,10 @@ class TypeScriptDetector:
 
     def _loop_or(self, res: Resolver, call: Ref, form: str, read: forms.Reader) -> Iterator[Tool]:
         found, form = self._expanded(res, call, read, form)
+        if found and found[0][1].name is None and (made := class_tools(self._project.subclasses, res, call, read)):
+            base, found = made  # a base class's registration: one tool per concrete subclass
+            yield from self._emit("ts-mcp", f"{form}-class", found, via=f"wrapper:{base}")
+            return
         yield from self._emit("ts-mcp", form, found)
 
     def _expanded(self, res: Resolver, call: Ref, read: forms.Reader, form: str,

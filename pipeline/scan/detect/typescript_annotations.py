@@ -10,6 +10,7 @@ must be the wire names (``readOnlyHint`` ...): the TypeScript SDKs pass the obje
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 
 from pipeline.scan.detect.model import DYNAMIC, FALSE, NO_ANNOTATIONS, TRUE, WIRE_NAMES, Annotations
@@ -47,10 +48,16 @@ class Resolver:
     scopes: tuple[tuple[Ref, Env], ...] = ()
     """a function's parameters bound, read only inside that function (the wrappers of a call,
     outermost first): each level's ``config`` is its own."""
+    members: Env = field(default_factory=dict)
+    """what ``this.<name>`` stands for (a class's fields and getters, see ``typescript_classes``)."""
 
     def bound(self, env: Env) -> Resolver:
         """A resolver with more names bound."""
         return replace(self, env={**self.env, **env})
+
+    def with_members(self, members: Env) -> Resolver:
+        """A resolver reading ``this.<name>`` as ``members`` give it."""
+        return replace(self, members=members)
 
     def within(self, function: Ref, env: Env) -> Resolver:
         """A resolver with ``function``'s parameters bound inside its body only."""
@@ -84,6 +91,9 @@ class Resolver:
 
     def _member(self, ref: Ref) -> tuple[Ref, str | None]:
         base, prop = ref.node.child_by_field_name("object"), ref.node.child_by_field_name("property")
+        if base is not None and prop is not None and base.type == "this" and self.members:
+            member = self.members.get(ref.file.text(prop))
+            return (self.resolve(member)[0], None) if member is not None else (ref, None)
         if base is None or prop is None or base.type != "identifier":
             return ref, None
         owner, name = self.resolve(ref.at(base))
@@ -168,6 +178,8 @@ def read_annotations(res: Resolver, ref: Ref, depth: int = 0) -> tuple[Annotatio
     node = target.node
     if node.type == "object":
         found, preset = _read_object(res, target, depth)
+        for hint in _mutated(target):
+            found = found.with_hint(hint, DYNAMIC)
         return (found.with_source(f"preset:{name}"), name) if name else (found, preset)
     if node.type in ("undefined", "null"):
         return NO_ANNOTATIONS, None
@@ -178,6 +190,26 @@ def read_annotations(res: Resolver, ref: Ref, depth: int = 0) -> tuple[Annotatio
         return _either(read_annotations(res, target.at(consequence), depth)[0],
                        read_annotations(res, target.at(alternative), depth)[0]), None
     return Annotations(source="dynamic"), None
+
+
+def _mutated(obj: Ref) -> frozenset[str]:
+    """The hints assigned to a constant object after it is made (``annotations.readOnlyHint = true``
+    in its function or module, often in a ``switch``): decided at run time, so ``dynamic``."""
+    declarator = obj.node.parent
+    name = declarator.child_by_field_name("name") if declarator is not None else None
+    if declarator is None or declarator.type != "variable_declarator" or name is None or name.type != "identifier":
+        return frozenset()
+    scope, file = enclosing_function(declarator) or obj.file.tree.root_node, obj.file
+    return file.kept(f"mutated:{declarator.start_byte}", lambda: _assigned(file.text(scope), file.text(name)))
+
+
+def _assigned(text: str, name: str) -> frozenset[str]:
+    """The hints ``text`` assigns as members of ``name`` (``name.readOnlyHint =``, ``name["openWorldHint"] =``)."""
+    if f"{name}." not in text and f"{name}[" not in text:
+        return frozenset()
+    wire = "|".join(HINT_KEYS)
+    pattern = rf"(?<![\w$.]){re.escape(name)}\s*(?:\.\s*({wire})|\[\s*[\"']({wire})[\"']\s*\])\s*=(?!=)"
+    return frozenset(HINT_KEYS[a or b] for a, b in re.findall(pattern, text))
 
 
 def _either(first: Annotations, second: Annotations) -> Annotations:

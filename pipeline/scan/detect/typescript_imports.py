@@ -86,6 +86,11 @@ class Imports:
         return self._any("fastmcp")
 
     @property
+    def mcp_framework(self) -> bool:
+        """QuantGeekDev's ``mcp-framework`` (tools are classes extending its ``MCPTool``)."""
+        return self._any("mcp-framework")
+
+    @property
     def mastra_core(self) -> bool:
         """Mastra's ``createTool`` (``@mastra/core/tools``)."""
         return self._any("@mastra/core")

@@ -24,6 +24,7 @@ from collections import defaultdict
 
 from pipeline.scan.detect.source import SourceFile
 from pipeline.scan.detect.typescript_annotations import Resolver
+from pipeline.scan.detect.typescript_classes import Subclasses
 from pipeline.scan.detect.typescript_imports import (
     Imports,
     imports_of,
@@ -77,6 +78,8 @@ class ProjectIndex:
         """files that re-export the MCP server SDK (a local shim, vendored or not)."""
         self.openclaw_types: dict[str, frozenset[str]] = {}
         self.mastra_tools: list[Ref] = []
+        self.subclasses = Subclasses()
+        """``class X extends Base`` declarations (tools written as classes)."""
         self._declaring: dict[str, list[SourceFile]] = defaultdict(list)
         self._read: set[str] = set()
         self._sight: dict[tuple[str, str, str], Ref | None] = {}
@@ -117,6 +120,7 @@ class ProjectIndex:
     def note_module(self, file: SourceFile) -> None:
         """Record a file that re-exports OpenClaw or declares types with its types (no parsing needed)."""
         self.wrapping.modules.append(file)
+        self.subclasses.note(file)
         if reexports_openclaw(file.data):
             self.openclaw_modules.add(module_key(file.path))
         if reexports_mcp_server(file.data):

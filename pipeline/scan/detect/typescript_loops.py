@@ -16,6 +16,7 @@ from posixpath import commonpath
 from typing import TYPE_CHECKING
 
 from pipeline.scan.detect.paths import in_tests
+from pipeline.scan.detect.syntax import named
 from pipeline.scan.detect.typescript_annotations import Resolver, ToolInfo, tool_info, tool_objects
 from pipeline.scan.detect.typescript_forms import Found, Reader
 from pipeline.scan.detect.typescript_values import (
@@ -53,7 +54,7 @@ def loop_list(call: Ref) -> tuple[Ref, Ref] | None:
     while variable and node is not None:
         if node.type == "for_in_statement":
             left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
-            if left is not None and right is not None and _binds(call, left, variable):
+            if left is not None and right is not None and _binds(call, left, variable, right):
                 return call.at(left), call.at(right)
         if node.type in ("arrow_function", "function_expression") and (found := _iterated(call, node, variable)):
             return found
@@ -61,24 +62,47 @@ def loop_list(call: Ref) -> tuple[Ref, Ref] | None:
     return None
 
 
-def _binds(call: Ref, pattern: Node, variable: str) -> bool:
-    """Whether a loop's ``pattern`` binds ``variable``: ``t`` or ``{ name, ... }`` (an array
-    pattern's elements are not read as tools)."""
-    return pattern.type != "array_pattern" and binds(call.file, pattern, variable)
+def _binds(call: Ref, pattern: Node, variable: str, listed: Node) -> bool:
+    """Whether a loop's ``pattern`` binds ``variable``: ``t`` or ``{ name, ... }``; an array pattern
+    only over ``Object.entries(...)`` (``[name, tool]``: the other arrays' elements are no tools)."""
+    if pattern.type == "array_pattern" and not _is_entries(call.at(listed)):
+        return False
+    return binds(call.file, pattern, variable)
 
 
 def _iterated(call: Ref, node: Node, variable: str) -> tuple[Ref, Ref] | None:
     first = params(node, call.file)[:1]
-    if not first or not _binds(call, first[0], variable):
-        return None
     outer = node.parent.parent if node.parent is not None else None
     target = outer.child_by_field_name("function") if outer is not None and outer.type == "call_expression" else None
-    if target is None or target.type != "member_expression":
+    if not first or target is None or target.type != "member_expression":
         return None
     prop, base = target.child_by_field_name("property"), target.child_by_field_name("object")
     if prop is None or base is None or call.file.text(prop) not in _ITERATING:
         return None
-    return call.at(first[0]), call.at(base)
+    return (call.at(first[0]), call.at(base)) if _binds(call, first[0], variable, base) else None
+
+
+def _is_entries(listed: Ref) -> bool:
+    """Whether ``listed`` is ``Object.entries(...)``."""
+    node = unwrap(listed.node)
+    function = node.child_by_field_name("function") if node.type == "call_expression" else None
+    return function is not None and listed.file.text(function) == "Object.entries"
+
+
+def _entries(res: Resolver, listed: Ref) -> list[tuple[Ref, Ref]]:
+    """(key, value) of each member of the object ``Object.entries(X)`` iterates (X followed one level)."""
+    args = arguments(unwrap(listed.node))
+    target, _ = res.resolve(listed.at(args[0])) if args else (listed, None)
+    if target.node.type != "object":
+        return []
+    pairs: list[tuple[Ref, Ref]] = []
+    for child in named(target.node):
+        key, value = child.child_by_field_name("key"), child.child_by_field_name("value")
+        if child.type == "pair" and key is not None and value is not None and key.type != "computed_property_name":
+            pairs.append((target.at(key), target.at(value)))
+        elif child.type == "shorthand_property_identifier":
+            pairs.append((target.at(child), target.at(child)))
+    return pairs
 
 
 #: finds the object literals shaped as a loop's elements: (the registration call, the key that
@@ -97,6 +121,8 @@ def expand_loop(res: Resolver, call: Ref, read: Reader, shaped: Shaped | None = 
     if loop is None:
         return [], False
     pattern, listed = loop
+    if pattern.node.type == "array_pattern":  # for (const [name, tool] of Object.entries(TOOLS))
+        return _each_entry(res, call, read, pattern, _entries(res, listed)), False
     found = _each(res, call, read, pattern, tool_objects(res, listed), guessed=False)
     if any(info.name for _, info in found) or shaped is None or (keys := keys or read_keys(call, pattern)) is None:
         return found, False
@@ -110,6 +136,21 @@ def _each(res: Resolver, call: Ref, read: Reader, pattern: Ref, elements: list[R
     for element in elements:
         infos = [info for _, info in read(res.bound(_bound(res, pattern, element)), call)]
         found.extend((element, _own_annotations(res, element, info) if guessed else info) for info in infos)
+    return found
+
+
+def _each_entry(res: Resolver, call: Ref, read: Reader, pattern: Ref, pairs: list[tuple[Ref, Ref]]) -> Found:
+    """What ``read`` finds at ``call`` with ``[key, value]`` bound to each member of an object (the
+    value destructured when the pattern does); at the value's object literal, else at the key."""
+    parts = pattern.node.named_children
+    found: Found = []
+    for key, value in pairs:
+        target, _ = res.resolve(value)
+        env: Env = {pattern.file.text(parts[0]): key} if parts and parts[0].type == "identifier" else {}
+        if len(parts) > 1:
+            env.update(_bound(res, pattern.at(parts[1]), target))
+        where = target if target.node.type == "object" else key
+        found.extend((where, info) for _, info in read(res.bound(env), call))
     return found
 
 

@@ -59,10 +59,13 @@ def unwrap(node: Node) -> Node:
 
 
 def string_value(ref: Ref | None) -> str | None:
-    """The value of a plain string literal, or ``None``."""
+    """The value of a plain string literal (or of an object's key a loop over ``Object.entries``
+    binds: ``{ kv_get: {...} }``), or ``None``."""
     if ref is None:
         return None
     node = unwrap(ref.node)
+    if node.type == "property_identifier":
+        return ref.file.text(node)
     if node.type not in ("string", "template_string"):
         return None
     return unquote(ref.file.text(node))
