@@ -2,8 +2,11 @@
 
 isal's ``igzip_threaded`` reader does the same work but copies every byte twice in the
 calling thread (into a ``BytesIO``, then into the caller's buffer), and its 1 MiB blocks mean
-a hand-over every 2 ms. ``Inflater`` hands the worker's ``bytes`` over as they are: a read of
-exactly one block (what ``tarfields.ReadAhead`` asks for) is that block.
+a hand-over every 2 ms. ``Inflater`` hands the worker's ``bytes`` over as they are: ``read1``
+(what ``tarfields.ReadAhead`` asks for) gives the next block whole, and so does a ``read`` of
+exactly one block. The first block is small (``FIRST_BLOCK_BYTES``) and each next one twice as
+large, up to ``BLOCK_BYTES``: the reader starts parsing at once, and a small archive is not
+inflated in one piece before anything else can run.
 
 The worker lets go of the GIL while it inflates; it needs the GIL back for a moment at each
 block. While the reader runs Python, a thread asking for the GIL waits for the switch
@@ -24,6 +27,8 @@ from typing import BinaryIO
 
 #: bytes per block: a hand-over every ~8 ms of inflating; about 30 MiB held at most (queue, worker, reader)
 BLOCK_BYTES = 4 << 20
+#: the first block: the reader starts parsing after this much, then blocks double up to ``BLOCK_BYTES``
+FIRST_BLOCK_BYTES = 256 << 10
 #: blocks the worker may inflate ahead of the reader
 QUEUE_BLOCKS = 4
 #: the switch interval while an inflater is open: the worker waits at most this long for the GIL
@@ -88,13 +93,22 @@ class Inflater:
         if offset + size <= len(pending):
             self._pending, self._offset = pending, offset + size
             return pending[offset : offset + size]
-        parts, have = [pending[offset:]], len(pending) - offset
+        parts, have = [pending[offset:]], len(pending) - offset  # a read across blocks: joined
         while have < size and (block := self._next()):
             parts.append(block)
             have += len(block)
         data = b"".join(parts)
         self._pending, self._offset = data, min(size, len(data))
         return data[:size]
+
+    def read1(self, size: int, /) -> bytes:
+        """The next bytes as the worker inflated them (at most ``size``; ``b""`` at the end)."""
+        pending, offset = self._pending, self._offset
+        if offset == len(pending):
+            pending, offset = self._next(), 0
+        end = min(offset + size, len(pending))
+        self._pending, self._offset = pending, end
+        return pending if offset == 0 and end == len(pending) else pending[offset:end]
 
     def close(self) -> None:
         """Stop the worker (it stops within one block) and let go of what it holds."""
@@ -130,12 +144,13 @@ class Inflater:
     def _inflate(self, opener: Callable[[], BinaryIO]) -> None:
         """The worker: inflate block after block until the end, an error or ``close``."""
         try:
-            stream = opener()
+            stream, size = opener(), min(FIRST_BLOCK_BYTES, self._block_bytes)
             try:
                 while not self._stop.is_set():
-                    block = stream.read(self._block_bytes)
+                    block = stream.read(size)
                     if not self._put(block) or not block:
                         return
+                    size = min(2 * size, self._block_bytes)
             finally:
                 stream.close()
         except BaseException as error:  # handed to the reader, who raises it

@@ -67,12 +67,19 @@ class Bounded:
 
     def __init__(self, stream: Readable, limit: int) -> None:
         self._read = stream.read
+        self._read1 = getattr(stream, "read1", None) or stream.read
         self._limit = limit
         self._seen = 0
 
     def read(self, size: int, /) -> bytes:
         """Up to ``size`` bytes, counted against the limit."""
-        data = self._read(size)
+        return self._counted(self._read(size))
+
+    def read1(self, size: int, /) -> bytes:
+        """The next bytes the stream has ready (at most ``size``), counted against the limit."""
+        return self._counted(self._read1(size))
+
+    def _counted(self, data: bytes) -> bytes:
         self._seen += len(data)
         if self._seen > self._limit:
             raise over_limit(f"the archive decompresses to more than {self._limit} bytes", "max_archive_bytes")

@@ -50,11 +50,14 @@ class ReadAhead:
     """A stream read ``READ_AHEAD`` bytes at a time, handed out as exact slices.
 
     Most tar members are smaller than a read: their header and data are then slices of
-    bytes already held, with no call into the (decompressing) stream.
+    bytes already held, with no call into the (decompressing) stream. Where the stream has
+    ``read1`` (a block as it comes, however long), the bytes held are what it gave: a
+    threaded inflater's first blocks are small, so parsing starts before a whole read is in.
     """
 
     def __init__(self, stream: Readable, size: int = READ_AHEAD) -> None:
         self._raw = stream.read
+        self._raw1 = getattr(stream, "read1", None) or stream.read
         self._size = size
         self._buf = b""
         self._pos = 0
@@ -70,7 +73,11 @@ class ReadAhead:
         if count - len(held) >= self._size:  # a large read is not buffered
             self._buf, self._pos = b"", 0
             return held + self._raw(count - len(held))
-        self._buf = held + self._raw(self._size)
+        parts, have = [held], len(held)
+        while have < count and (more := self._raw1(self._size)):
+            parts.append(more)
+            have += len(more)
+        self._buf = b"".join(parts)
         self._pos = min(count, len(self._buf))
         return self._buf[: self._pos]
 
@@ -78,7 +85,7 @@ class ReadAhead:
         """The bytes held and the offset in them of the next byte to read (see ``seek``); when
         all were read, the next ones are read first."""
         if self._pos >= len(self._buf):
-            self._buf, self._pos = self._raw(self._size), 0
+            self._buf, self._pos = self._raw1(self._size), 0
         return self._buf, self._pos
 
     def seek(self, pos: int) -> None:

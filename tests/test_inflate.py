@@ -98,3 +98,28 @@ def test_two_open_inflaters_keep_the_short_interval_until_both_close() -> None:
     assert sys.getswitchinterval() == min(SWITCH_SECONDS, before)
     second.close()
     assert sys.getswitchinterval() == before
+
+
+def test_read1_gives_the_blocks_as_they_come_first_small_then_larger() -> None:
+    data = _payload(3_000_000, seed=11)
+    sizes = []
+    got = bytearray()
+    with Inflater(lambda: _opener(gzip.compress(data)), block_bytes=1 << 20) as inflater:
+        while piece := inflater.read1(1 << 20):
+            sizes.append(len(piece))
+            got += piece
+    assert bytes(got) == data
+    assert sizes[0] == 256 << 10 and sizes[1] == 512 << 10 and max(sizes) == 1 << 20
+
+
+def test_read1_never_gives_more_than_asked_and_mixes_with_read() -> None:
+    data = _payload(100_000, seed=2)
+    with Inflater(lambda: _opener(gzip.compress(data)), block_bytes=30_000) as inflater:
+        first = inflater.read1(1000)
+        second = inflater.read(50_000)
+        rest = inflater.read1(10**9)
+        tail = b""
+        while piece := inflater.read1(10**9):
+            tail += piece
+    assert len(first) == 1000
+    assert first + second + rest + tail == data

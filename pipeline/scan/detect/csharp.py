@@ -213,7 +213,8 @@ class CSharpDetector:
         method_name, method = self._target(file, first)
         if attribute is None and method is not None and mcp_attribute(file, method) and not options.name_written:
             return None  # the [McpServerTool] method is already a row of its own
-        if method is None and first is not None and first.type == "identifier" and _reflected(file, node):
+        if method is None and first is not None and ((first.type == "identifier" and _reflected(file, node))
+                                                     or b"GetMethod" in file.data[first.start_byte : first.end_byte]):
             return None  # a MethodInfo found by reflection: the method it names is counted where it is declared
         base = Declared()
         if attribute is not None:

@@ -29,6 +29,7 @@ from pipeline.scan.detect.jvm_common import (
     client_exclusion,
     constant,
     file_exclusions,
+    in_sdk_package,
     string_value,
 )
 from pipeline.scan.detect.jvm_java import Found, JavaFile, enclosing
@@ -56,7 +57,8 @@ KOTLIN_INDEX: Markers = (re.compile(rb"val\s[^\n=]*=\s*(?:[\w.]+\.)?toolannotati
                          re.compile(rb"tool\((?=\s*(?:name\s*=\s*)?[a-z_]\w*\s*[,)])"))
 #: what a file that defines a tool holds, wrapper calls aside
 JAVA_DEFINES: Markers = (re.compile(rb"tool\s*\.\s*builder\s*\("), re.compile(rb"new\s+[\w.]*tool\s*\("),
-                         re.compile(rb"@[\w.]*tool\b"), re.compile(rb"functiontoolcallback\s*\.\s*builder\s*\("))
+                         re.compile(rb"@[\w.]*tool\b"), re.compile(rb"functiontoolcallback\s*\.\s*builder\s*\("),
+                         re.compile(rb"newtool\s*\("))
 KOTLIN_DEFINES: Markers = (re.compile(rb"tool\s*\("),)
 
 
@@ -134,6 +136,8 @@ class _JvmDetector:
         if any(m.search(lower) for m in self.define_markers) or any(m in lower for m in self.knowledge.wrapper_markers):
             reader = self._reader(file, imports)
             rows = [tool for found in reader.definitions() if (tool := self._tool(reader, found)) is not None]
+        if in_sdk_package(imports):  # the SDK's own machinery builds tools it is given: only named ones are tools
+            rows = [tool for tool in rows if tool.tool_name is not None]
         yield from rows
         if not rows and (client := client_exclusion(file)) is not None:
             yield client
@@ -143,6 +147,8 @@ class _JvmDetector:
         if found.name_expr is not None and found.form != "wrapper" and self._in_wrapper(reader, found):
             return None
         name = string_value(file, found.name_expr) if found.name_expr is not None else found.default_name
+        if name == "" and found.form == "attribute":  # @McpTool(name = ""): the SDKs fall back to the method's name
+            name = found.default_name
         if name is None and found.name_expr is not None and found.name_expr.type == "identifier":
             name = constant(file, file.text(found.name_expr))
         annotations = found.annotations if found.annotations_expr is None else reader.resolve(found.annotations_expr)

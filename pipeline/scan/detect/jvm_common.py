@@ -25,7 +25,7 @@ _IMPORT = re.compile(rb"import[ \t]+(?:static[ \t]+)?([\w.`]+?)(\.\*)?[ \t]*(?:a
 _PACKAGE = re.compile(rb"^[ \t]*package[ \t]+([\w.]+)", re.M)
 _TYPE_DEFINITION = tuple(re.compile(kind + rb"\s+ToolAnnotations\b") for kind in (b"class", b"record", b"interface"))
 #: packages whose own sources define the registration API (a copy of them is ``sdk-source``)
-SDK_PACKAGES = ("io.modelcontextprotocol", "org.springaicommunity.mcp", "org.springframework.ai.mcp.annotation",
+SDK_PACKAGES = ("io.modelcontextprotocol", "org.springaicommunity.mcp", "org.springframework.ai.mcp",
                 "io.quarkiverse.mcp", "com.github.codeboyzhou.mcp", "com.github.thought2code.mcp")
 _SDK_API = re.compile(rb"\b(?:class|record|interface)\s+(?:ToolAnnotations|McpSchema|Tool)\b"
                       rb"|@interface\s+(?:McpTool|Tool)\b|\bfun\s+addTool\b")
@@ -196,10 +196,15 @@ def preset(knowledge: Knowledge, name: str) -> Annotations | None:
     return found.with_source(f"preset:{name}") if found is not None else None
 
 
+def in_sdk_package(imports: Imports) -> bool:
+    """Whether the file belongs to an SDK's own packages (``SDK_PACKAGES``)."""
+    return any(_under(imports.package, p) for p in SDK_PACKAGES)
+
+
 def file_exclusions(file: SourceFile, imports: Imports) -> Iterator[Exclusion]:
     """``sdk-source`` for a copy of an SDK's own API, ``type-definition`` for a project's own
     ``ToolAnnotations`` type."""
-    in_sdk = any(_under(imports.package, p) for p in SDK_PACKAGES)
+    in_sdk = in_sdk_package(imports)
     if in_sdk and b"tool" in file.lower and (found := _SDK_API.search(file.data)) is not None:
         yield Exclusion(file.path, "sdk-source", f"package {imports.package}: {found.group(0).decode()}")
     elif b"toolannotations" in file.lower:

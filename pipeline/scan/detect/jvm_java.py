@@ -25,7 +25,10 @@ from pipeline.scan.detect.syntax import Node, named
 MCP_TOOL = ("io.modelcontextprotocol.spec.McpSchema.Tool",)
 #: Spring AI's ``FunctionToolCallback``: a ``ToolCallback`` bean the MCP server starter serves as a tool
 FUNCTION_CALLBACK = ("org.springframework.ai.tool.function.FunctionToolCallback",)
-MCP_ANNOTATIONS = ("io.modelcontextprotocol.spec.McpSchema.ToolAnnotations",)
+MCP_ANNOTATIONS = ("io.modelcontextprotocol.spec.McpSchema.ToolAnnotations",
+                   "io.quarkiverse.mcp.server.ToolManager.ToolAnnotations")  # both (title, four hints)
+#: Quarkus's programmatic API: ``toolManager.newTool("name")...setAnnotations(new ToolAnnotations(...)).register()``
+QUARKUS_MANAGER = ("io.quarkiverse.mcp.server.ToolManager",)
 #: (annotation simple name, packages, sdk key)
 ATTRIBUTES = (
     ("McpTool", ("org.springaicommunity.mcp", "org.springframework.ai.mcp.annotation"), "java-spring-ai"),
@@ -134,9 +137,21 @@ class JavaFile:
         if name == "builder" and self.mcp_starter and self._is(receiver, FUNCTION_CALLBACK):
             args = arguments(node.child_by_field_name("arguments"))  # builder(name, function): no hints
             return Found(node, "java-spring-ai-tool-mcp", "function-callback", args[0] if args else None)
+        if name == "newTool" and self.imports.resolves("ToolManager", QUARKUS_MANAGER):
+            return self._quarkus_tool(node)
         if name in self.knowledge.wrappers:
             return self._wrapper_call(node, name)
         return None
+
+    def _quarkus_tool(self, node: Node) -> Found:
+        """``toolManager.newTool("name").setAnnotations(...).setHandler(...).register()``."""
+        args = arguments(node.child_by_field_name("arguments"))
+        found = Found(node, "java-quarkus", "new-tool", args[0] if args else None)
+        for call, call_args in chain_up(node, self.file):
+            if call in ("setTitle", "setAnnotations") and call_args:
+                key = "title_expr" if call == "setTitle" else "annotations_expr"
+                found = Found(**{**found.__dict__, key: call_args[0]})
+        return found
 
     def _is(self, node: Node | None, prefixes: tuple[str, ...]) -> bool:
         return node is not None and self.imports.resolves(self.file.text(node).replace(" ", ""), prefixes)

@@ -150,9 +150,13 @@ class FileForms(Rows):
         """``mcp.add_tool(fn)`` / ``mcp.tool(fn)``; in a loop over a list of functions, one row per
         function, at its place in the list (a loop over anything else names no tool)."""
         kind = self._receiver_kind(function)
-        first = positionals(args)[:1]
+        given = keywords(self.data, args)
+        first = positionals(args)[:1] or [given[k] for k in ("fn", "func") if k in given][:1]
         if kind is None or kind.flavor in ("lowlevel", "agent") or not first or first[0].type == "string":
             return []
+        if _calls_super(function) or self.index.decorated_elsewhere(self.scope.imports.get(text(self.data, first[0])),
+                                                                    self.file.path):
+            return []  # an SDK subclass's own ``tool`` passing its arguments on; a tool counted where it is defined
         if method == "tool" and kind.flavor != "fastmcp":
             return []
         if first[0].type not in ("identifier", "attribute") or self._defined_elsewhere(first[0]):
@@ -200,7 +204,7 @@ class FileForms(Rows):
     def _from_function(self, node: Node, function: Node, args: Node | None) -> Tool | None:
         qual = self.scope.qualify(function.child_by_field_name("object")) or ""
         sdk = FROM_FUNCTION.get(qual.split(".")[0])
-        if sdk is None:
+        if sdk is None or not qual.rsplit(".", 1)[-1].endswith("Tool"):  # not Prompt.from_function
             return None
         given = keywords(self.data, args)
         first = positionals(args)[:1]
@@ -235,6 +239,13 @@ class FileForms(Rows):
         return target is not None and text(self.data, target) in self.index.tool_lists
 
 
+def _calls_super(function: Node) -> bool:
+    """Whether ``function`` is ``super().<method>``."""
+    receiver = function.child_by_field_name("object")
+    called = receiver.child_by_field_name("function") if receiver is not None and receiver.type == "call" else None
+    return called is not None and called.text == b"super"
+
+
 def _returned(node: Node) -> bool:
     """Whether a function returns ``node`` (alone, or in a list or tuple it returns)."""
     parent = node.parent
@@ -243,11 +254,26 @@ def _returned(node: Node) -> bool:
     return parent is not None and parent.type == "return_statement"
 
 
+#: where a test hands a value to a mock: ``m.return_value = Tool(...)``, ``AsyncMock(return_value=[...])``
+_MOCKED = ("return_value", "side_effect")
+
+
 def _expected(node: Node) -> bool:
-    """Whether ``node`` is part of a comparison or an ``assert`` (a test's expected value)."""
+    """Whether ``node`` is part of a comparison or an ``assert`` (a test's expected value), or a
+    value a test gives a mock to return (a test double)."""
     parent = node.parent
     while parent is not None and parent.type not in ("function_definition", "class_definition", "module"):
-        if parent.type in ("assert_statement", "comparison_operator"):
+        if parent.type in ("assert_statement", "comparison_operator") or _mocked(parent):
             return True
         parent = parent.parent
     return False
+
+
+def _mocked(node: Node) -> bool:
+    """``x.return_value = ...`` or ``return_value=...`` (``side_effect`` too)."""
+    if node.type == "keyword_argument":
+        key = node.child_by_field_name("name")
+        return key is not None and (key.text or b"").decode() in _MOCKED
+    left = node.child_by_field_name("left") if node.type == "assignment" else None
+    attribute = left.child_by_field_name("attribute") if left is not None and left.type == "attribute" else None
+    return attribute is not None and (attribute.text or b"").decode() in _MOCKED

@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from pipeline.scan.detect.model import hint_field
@@ -48,6 +49,8 @@ class ProjectIndex:
     serves_tools: bool = False
     """whether the tree has a low-level tool-list handler (``@server.list_tools()``, ``on_list_tools=``):
     then a ``Tool(...)`` a function returns is one it lists (mcp-obsidian's tool handler classes)."""
+    decorated: dict[str, set[str]] = field(default_factory=dict)
+    """function name -> the files where ``@<server>.tool`` decorates a function of that name."""
     names: dict[str, str | None] = field(default_factory=dict)
     """string constants a tool name may be read from: ``NAME = "x"`` at module level and
     ``STATUS = "git_status"`` in a class body (key ``Class.STATUS``); None when defined twice
@@ -77,7 +80,7 @@ class ProjectIndex:
         for node in found.get("return", []):
             self._helper(data, node)
         for node in found.get("decorated", []):
-            self._list_handler(data, node)
+            self._list_handler(path, data, node)
         for node in found.get("call", []):
             self._on_list_tools(data, node)
             self._wrapper(path, data, scope, node, sdk)
@@ -121,8 +124,19 @@ class ProjectIndex:
             self.wrapper_functions[wrapper.name] = wrapper
         self.wrapper_bodies.add((path, definition.start_byte))
 
-    def _list_handler(self, data: bytes, node: Node) -> None:
+    def decorated_elsewhere(self, qualified: str | None, importer: str) -> bool:
+        """Whether the imported ``module.function`` is decorated as a tool in that module's file:
+        ``sub_mcp.add_tool(search)`` registers again a tool counted where it is defined."""
+        module, _, name = (qualified or "").rpartition(".")
+        paths = self.decorated.get(name, ())
+        wanted = module_paths(module, importer)
+        return any(path == w or path.endswith("/" + w) for path in paths for w in wanted)
+
+    def _list_handler(self, path: str, data: bytes, node: Node) -> None:
         decorators = [text(data, d) for d in node.children if d.type == "decorator"]
+        definition = node.child_by_field_name("definition")
+        if definition is not None and any(_TOOL_DECORATOR.search(d) for d in decorators):
+            self.decorated.setdefault(text(data, definition.child_by_field_name("name")), set()).add(path)
         if any(".list_tools(" in d for d in decorators):
             self.serves_tools = True
             self._returned_names(data, node.child_by_field_name("definition"))
@@ -137,6 +151,9 @@ class ProjectIndex:
     def _returned_names(self, data: bytes, definition: Node | None) -> None:
         for ret in descendants(definition, ("return_statement",)) if definition else []:
             self.tool_lists.update(text(data, n) for n in descendants(ret, ("identifier",)))
+
+
+_TOOL_DECORATOR = re.compile(r"^@[\w.]+\.tool\b")
 
 
 def _hint(value: str) -> str | None:

@@ -11,6 +11,7 @@ must be the wire names (``readOnlyHint`` ...): the TypeScript SDKs pass the obje
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from pipeline.scan.detect.model import DYNAMIC, FALSE, NO_ANNOTATIONS, TRUE, WIRE_NAMES, Annotations
@@ -25,6 +26,7 @@ from pipeline.scan.detect.typescript_values import (
     entries,
     is_parameter,
     params,
+    returned_name,
     returned_object,
     string_value,
     unwrap,
@@ -50,6 +52,9 @@ class Resolver:
     outermost first): each level's ``config`` is its own."""
     members: Env = field(default_factory=dict)
     """what ``this.<name>`` stands for (a class's fields and getters, see ``typescript_classes``)."""
+    local: Callable[[Ref, str], Ref | None] | None = None
+    """where a file declares a name several times (``const toolName = ...`` in each of five
+    loops), the declaration in the innermost function around the reference."""
 
     def bound(self, env: Env) -> Resolver:
         """A resolver with more names bound."""
@@ -83,7 +88,10 @@ class Resolver:
                 return bound.at(unwrap(bound.node)), None
             if is_parameter(ref, name):  # a function's parameter or a loop's variable: never a constant
                 return ref, None
-            found = self.consts(name, ref.file)
+            declared = self.local(ref, name) if self.local is not None else None
+            if declared is not None and unwrap(declared.node).type in ("identifier", "member_expression"):
+                return self.resolve(declared)  # const toolName = commandName: what commandName stands for
+            found = declared or self.consts(name, ref.file)
             return (found.at(unwrap(found.node)), name) if found is not None else (ref, None)
         if node.type == "member_expression":
             return self._member(ref)
@@ -94,9 +102,9 @@ class Resolver:
         if base is not None and prop is not None and base.type == "this" and self.members:
             member = self.members.get(ref.file.text(prop))
             return (self.resolve(member)[0], None) if member is not None else (ref, None)
-        if base is None or prop is None or base.type != "identifier":
+        if base is None or prop is None or base.type not in ("identifier", "member_expression"):
             return ref, None
-        owner, name = self.resolve(ref.at(base))
+        owner, name = self.resolve(ref.at(base))  # a member of a member: tool.schema.name
         value = self.get(owner, ref.file.text(prop)) if owner.node.type == "object" else None
         if value is None:
             return ref, None
@@ -127,7 +135,7 @@ class Resolver:
             current = self.get(current, key) if current.node.type == "object" else None
         return current
 
-    def string(self, ref: Ref | None) -> str | None:
+    def string(self, ref: Ref | None, depth: int = 0) -> str | None:
         """A string literal, following a name one level; ``name || "default"`` (or ``??``) gives
         the default when ``name`` is a wrapper's parameter that the call leaves out."""
         if ref is None:
@@ -138,7 +146,27 @@ class Resolver:
             left, right = ref.at(node.child_by_field_name("left") or node), node.child_by_field_name("right")
             found = self.string(left)
             return found if found or not self._left_out(left) or right is None else self.string(ref.at(right))
-        return string_value(self.resolve(ref)[0])
+        target = self.resolve(ref)[0]
+        if target.node.type == "template_string" and depth < 3 and \
+                any(c.type == "template_substitution" for c in target.node.named_children):
+            return self._template(target, depth)
+        return string_value(target)
+
+    def _template(self, ref: Ref, depth: int) -> str | None:
+        """A template literal whose every ``${...}`` is a string we can read (``pulumi-cli-${name}``
+        with ``name`` a loop's key), else ``None``."""
+        parts: list[str] = []
+        for child in ref.node.named_children:
+            if child.type == "string_fragment":
+                parts.append(ref.file.text(child))
+            elif child.type == "template_substitution" and child.named_child_count:
+                value = self.string(ref.at(child.named_children[0]), depth + 1)
+                if value is None:
+                    return None
+                parts.append(value)
+            else:  # an escape sequence: not read
+                return None
+        return "".join(parts)
 
     def _left_out(self, ref: Ref) -> bool:
         """Whether ``ref`` names a parameter of a bound function that the call passes nothing for
@@ -226,13 +254,24 @@ def _either(first: Annotations, second: Annotations) -> Annotations:
 def _helper(res: Resolver, call: Ref) -> tuple[Annotations, str | None]:
     function = call.node.child_by_field_name("function")
     helper = res.functions(call.file.text(function), call.file) if function is not None else None
-    body = returned_object(helper.node) if helper is not None else None
-    if helper is None or body is None or body.type != "object" or function is None:
+    body = _helper_object(res, helper) if helper is not None else None
+    if helper is None or body is None or function is None:
         return Annotations(source="dynamic"), None
     name = call.file.text(function)
     env = bind(helper, [call.at(a) for a in arguments(call.node)], res)
-    found, _ = _read_object(res.bound(env), helper.at(body), 1)
+    found, _ = _read_object(res.bound(env), body, 1)
+    for hint in _mutated(body):
+        found = found.with_hint(hint, DYNAMIC)
     return found.with_source(f"preset:{name}"), name
+
+
+def _helper_object(res: Resolver, helper: Ref) -> Ref | None:
+    """The object literal a helper returns: as written, or the local constant it returns by name."""
+    body = returned_object(helper.node)
+    if body is None and (name := returned_name(helper.node)) is not None:
+        found = res.resolve(helper.at(name))[0]
+        return found if found.node.type == "object" else None
+    return helper.at(body) if body is not None and body.type == "object" else None
 
 
 def _read_object(res: Resolver, obj: Ref, depth: int) -> tuple[Annotations, str | None]:
@@ -316,13 +355,20 @@ def tool_objects(res: Resolver, ref: Ref, depth: int = 0) -> list[Ref]:
             found.extend([pushed] if pushed.node.type == "object" else tool_objects(res, pushed, depth + 1))
         return found
     if node.type == "object":
-        if res.get(target, "name") is not None:
-            return [target]
+        if res.get(target, "name") is not None or (depth > 0 and not _record_of_objects(res, target)):
+            return [target]  # a tool, or an element of a list: { capability: "core", schema: actSchema }
         return [tool for key, value, _ in entries(target, res.consts) if key is not None
                 for tool in tool_objects(res, value, depth + 1)]
     if node.type == "call_expression":
         return _call_list(res, target, depth)
     return []
+
+
+def _record_of_objects(res: Resolver, obj: Ref) -> bool:
+    """Whether every member of ``obj`` is an object (``{ search: {...}, fetch: SEARCH }``: a record
+    of tools), not the fields of one."""
+    values = [value for key, value, _ in entries(obj, res.consts) if key is not None]
+    return bool(values) and all(unwrap(res.resolve(v)[0].node).type == "object" for v in values)
 
 
 def _pushed(array: Ref) -> list[Ref]:

@@ -58,11 +58,17 @@ def legacy_tool(res: Resolver, call: Ref) -> Found:
     if len(args) < 2:
         return []
     middle = args[1:-1]
-    if middle and (unwrap(middle[0].node).type in _STRINGS or len(middle) == 3):
+    if middle and (_stringish(res, middle[0]) or len(middle) == 3):
         middle = middle[1:]
     chosen = middle[1] if len(middle) >= 2 else middle[0] if middle and _annotations_like(res, middle[0]) else None
     found, preset = read_annotations(res, chosen) if chosen is not None else (NO_ANNOTATIONS, None)
     return [(call, ToolInfo(res.string(args[0]), None, found, preset))]
+
+
+def _stringish(res: Resolver, ref: Ref) -> bool:
+    """Whether a ``tool(...)`` argument is the description: a string as written, or a name or
+    member (``command.description``) that stands for one."""
+    return unwrap(ref.node).type in _STRINGS or unwrap(res.resolve(ref)[0].node).type in _STRINGS
 
 
 def _annotations_like(res: Resolver, ref: Ref) -> bool:

@@ -27,8 +27,10 @@ from pipeline.scan.detect.typescript_annotations import Resolver
 from pipeline.scan.detect.typescript_classes import Subclasses
 from pipeline.scan.detect.typescript_imports import (
     Imports,
+    imports_name,
     imports_of,
     module_key,
+    names_module,
     reexports_mcp_server,
     reexports_openclaw,
     seen_from,
@@ -41,6 +43,7 @@ from pipeline.scan.detect.typescript_values import (
     callee,
     enclosing_function,
     entries,
+    returned_name,
     returned_object,
     unwrap,
 )
@@ -81,11 +84,14 @@ class ProjectIndex:
         self.subclasses = Subclasses()
         """``class X extends Base`` declarations (tools written as classes)."""
         self._declaring: dict[str, list[SourceFile]] = defaultdict(list)
+        self._named: set[str] = set()  # files whose declared names are in ``_declaring``
+        self._asked: set[tuple[str, str]] = set()
         self._read: set[str] = set()
         self._sight: dict[tuple[str, str, str], Ref | None] = {}
 
     def const(self, name: str, file: SourceFile) -> Ref | None:
         """The value of constant ``name``, preferring ``file``'s own."""
+        self._declare_imported(name, file)
         self._read_declarations(name)
         return self._seen("const", name, file, self.consts.get(name))
 
@@ -103,6 +109,35 @@ class ProjectIndex:
             self._sight[key] = found[at] if found and at is not None else None
         return self._sight[key]
 
+    def _declare_imported(self, name: str, file: SourceFile) -> None:
+        """Phase 1 reads the names of files with the index's words only; a constant of another file
+        (a tool list in ``commands.ts``) is found when a file importing it asks for it: in the module
+        it names, or in one that module imports (a re-export, ``tools/index.ts``)."""
+        if (name, file.path) in self._asked:
+            return
+        self._asked.add((name, file.path))
+        if not imports_name(file.data, name):
+            return
+        word = name.encode()
+        holders = [m for m in self.wrapping.modules if word in m.data and m.path != file.path]
+        for module in self._imported(file, holders):
+            self._note_names(module)
+            for inner in self._imported(module, holders):
+                self._note_names(inner)
+
+    @staticmethod
+    def _imported(file: SourceFile, modules: list[SourceFile]) -> list[SourceFile]:
+        specs = imports_of(file.path, file.data, set()).specs
+        return [m for m in modules if names_module(file.path, specs, m.path)]
+
+    def _note_names(self, file: SourceFile) -> None:
+        """Record the names ``file`` declares (``DECLARED_NAMES``), once."""
+        if file.path in self._named:
+            return
+        self._named.add(file.path)
+        for constant, function in DECLARED_NAMES.findall(file.data):
+            self._declaring[(constant or function).decode()].append(file)
+
     def _read_declarations(self, name: str) -> None:
         for file in self._declaring.get(name, ()):
             if file.path not in self._read:
@@ -115,7 +150,21 @@ class ProjectIndex:
 
     def resolver(self) -> Resolver:
         """A resolver over this index."""
-        return Resolver(self.const, self.function)
+        return Resolver(self.const, self.function, local=self.local)
+
+    def local(self, ref: Ref, name: str) -> Ref | None:
+        """The value of a ``const``/``let`` named ``name`` that a block around ``ref`` declares before
+        it (the innermost), in a file that also declares ``name`` elsewhere: each of five loops' own
+        ``const toolName = ...``. ``None``: the file's one declaration, or the project's, decides."""
+        self._read_declarations(name)
+        if sum(c.file.path == ref.file.path for c in self.consts.get(name, ())) < 1:
+            return None
+        node = ref.node.parent
+        while node is not None and node.type != "program":
+            if node.type == "statement_block" and (value := _declared_before(ref, node, name)) is not None:
+                return value
+            node = node.parent
+        return None
 
     def note_module(self, file: SourceFile) -> None:
         """Record a file that re-exports OpenClaw or declares types with its types (no parsing needed)."""
@@ -130,8 +179,7 @@ class ProjectIndex:
 
     def note(self, file: SourceFile) -> None:
         """Index one file: its declared names; wrappers and Mastra servers (parsing only for those)."""
-        for constant, function in DECLARED_NAMES.findall(file.data):
-            self._declaring[(constant or function).decode()].append(file)
+        self._note_names(file)
         wrapper = _MAYBE_WRAPPER.search(file.data) is not None
         mastra = b"@mastra/mcp" in file.data and _MASTRA_SERVER.search(file.data) is not None
         if not (wrapper or mastra):
@@ -149,14 +197,14 @@ class ProjectIndex:
         name, value = decl.child_by_field_name("name"), decl.child_by_field_name("value")
         if name is None or value is None or name.type != "identifier":
             return
-        inner = unwrap(value)
+        inner = _string_of(unwrap(value))
         if inner.type in ("object", "array", "string", "template_string"):
             self.consts[file.text(name)].append(Ref(file, inner))
         elif inner.type in ("arrow_function", "function_expression", "function"):
             self._function(file, inner, file.text(name))
 
     def _function(self, file: SourceFile, fn: Node, name: str) -> None:
-        if name and returned_object(fn) is not None:
+        if name and (returned_object(fn) is not None or returned_name(fn) is not None):
             self.functions[name].append(Ref(file, fn))
 
     def _wrapper(self, file: SourceFile, call: Node, imports: Imports) -> None:
@@ -188,3 +236,24 @@ class ProjectIndex:
             self.mastra_tools.extend(v for k, v, _ in entries(config, self.resolver().consts) if k == "tools")
 
 
+
+
+def _declared_before(ref: Ref, block: Node, name: str) -> Ref | None:
+    """The value ``block`` gives ``name`` in a declaration before ``ref``."""
+    for statement in block.named_children:
+        if statement.start_byte >= ref.node.start_byte:
+            return None
+        if statement.type in ("lexical_declaration", "variable_declaration"):
+            for declarator in statement.named_children:
+                value = declarator.child_by_field_name("value")
+                if value is not None and ref.file.text(declarator.child_by_field_name("name")) == name:
+                    return ref.at(value)
+    return None
+
+
+def _string_of(node: Node) -> Node:
+    """A string literal a string method is called on (```...`.trim()``: a description), else ``node``."""
+    function = node.child_by_field_name("function") if node.type == "call_expression" else None
+    owner = function.child_by_field_name("object") if function is not None and function.type == "member_expression" \
+        else None
+    return unwrap(owner) if owner is not None and unwrap(owner).type in ("string", "template_string") else node

@@ -205,3 +205,14 @@ def returned_object(function: Node) -> Node | None:
             if value.type in ("object", "array"):
                 return value
     return None
+
+
+def returned_name(function: Node) -> Node | None:
+    """The identifier a function returns (``const annotations = {...}; ...; return annotations;``)."""
+    body = function.child_by_field_name("body")
+    for statement in named(body) if body is not None and body.type == "statement_block" else ():
+        if statement.type == "return_statement" and statement.named_child_count:
+            value = unwrap(statement.named_children[0])
+            if value.type == "identifier":
+                return value
+    return None
