@@ -5,8 +5,9 @@ calling thread (into a ``BytesIO``, then into the caller's buffer), and its 1 Mi
 a hand-over every 2 ms. ``Inflater`` hands the worker's ``bytes`` over as they are: ``read1``
 (what ``tarfields.ReadAhead`` asks for) gives the next block whole, and so does a ``read`` of
 exactly one block. The first block is small (``FIRST_BLOCK_BYTES``) and each next one twice as
-large, up to ``BLOCK_BYTES``: the reader starts parsing at once, and a small archive is not
-inflated in one piece before anything else can run.
+large, up to 1 MiB, then, once an archive has proved large, up to ``BLOCK_BYTES``: the reader
+starts parsing at once, a small archive is not inflated in one piece before anything else can
+run, and only a large one pays for the fresh memory of 4 MiB blocks (about a tenth faster there).
 
 The worker lets go of the GIL while it inflates; it needs the GIL back for a moment at each
 block. While the reader runs Python, a thread asking for the GIL waits for the switch
@@ -27,8 +28,11 @@ from typing import BinaryIO
 
 #: bytes per block: a hand-over every ~8 ms of inflating; about 30 MiB held at most (queue, worker, reader)
 BLOCK_BYTES = 4 << 20
-#: the first block: the reader starts parsing after this much, then blocks double up to ``BLOCK_BYTES``
+#: the first block: the reader starts parsing after this much; blocks then double up to
+#: ``SMALL_BLOCK_BYTES``, and past ``LARGE_AFTER_BYTES`` inflated up to ``BLOCK_BYTES``
 FIRST_BLOCK_BYTES = 256 << 10
+SMALL_BLOCK_BYTES = 1 << 20
+LARGE_AFTER_BYTES = 64 << 20
 #: blocks the worker may inflate ahead of the reader
 QUEUE_BLOCKS = 4
 #: the switch interval while an inflater is open: the worker waits at most this long for the GIL
@@ -144,13 +148,14 @@ class Inflater:
     def _inflate(self, opener: Callable[[], BinaryIO]) -> None:
         """The worker: inflate block after block until the end, an error or ``close``."""
         try:
-            stream, size = opener(), min(FIRST_BLOCK_BYTES, self._block_bytes)
+            stream, size, inflated = opener(), min(FIRST_BLOCK_BYTES, self._block_bytes), 0
             try:
                 while not self._stop.is_set():
                     block = stream.read(size)
                     if not self._put(block) or not block:
                         return
-                    size = min(2 * size, self._block_bytes)
+                    inflated += len(block)
+                    size = min(2 * size, self._block_bytes if inflated >= LARGE_AFTER_BYTES else SMALL_BLOCK_BYTES)
             finally:
                 stream.close()
         except BaseException as error:  # handed to the reader, who raises it

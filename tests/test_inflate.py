@@ -123,3 +123,18 @@ def test_read1_never_gives_more_than_asked_and_mixes_with_read() -> None:
             tail += piece
     assert len(first) == 1000
     assert first + second + rest + tail == data
+
+
+def test_blocks_grow_past_a_mebibyte_only_once_the_archive_proves_large(monkeypatch: pytest.MonkeyPatch) -> None:
+    import pipeline.inflate as inflate
+
+    monkeypatch.setattr(inflate, "LARGE_AFTER_BYTES", 3 << 20)
+    data = random.Random(4).randbytes(12 << 20)
+    sizes = []
+    with Inflater(lambda: _opener(gzip.compress(data, compresslevel=1)), block_bytes=4 << 20) as inflater:
+        while piece := inflater.read1(4 << 20):
+            sizes.append(len(piece))
+    mib = 1 << 20
+    assert sum(sizes) == len(data)
+    assert sizes[:6] == [mib // 4, mib // 2, mib, mib, mib, 2 * mib]  # 3.75 MiB in: the archive is large
+    assert max(sizes) == 4 * mib
