@@ -167,9 +167,9 @@ def build_inputs(directory: Path) -> list[Input]:
         folder = directory / label
         archive = folder / f"{label}.tar.gz"
         if archive.is_file():
-            git_dir = folder / "repo.git"
+            kept = folder / "repo.git"
             inputs.append(Input(f"{label} (built: stdlib + site-packages)", archive,
-                                git_dir if git_dir.is_dir() else None, label))
+                                kept if kept.is_dir() else None, label))
             continue
         print(f"building the {label} input ...", file=sys.stderr, flush=True)
         folder.mkdir(parents=True, exist_ok=True)

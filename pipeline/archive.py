@@ -33,6 +33,8 @@ from pipeline.tarstream import Header, TarReader
 if TYPE_CHECKING:
     import hashlib
 
+    from pipeline.inflate import Source
+
 try:  # isal's igzip is about twice as fast as zlib at decompression; same format and checks
     from isal import igzip as gzip_impl
     from isal import isal_zlib
@@ -198,13 +200,13 @@ def _open_tar(
         raise _broken(f"archive {path.name} is not a whole {form}", exc) from exc
 
 
-def _gzip_reader(raw: _HashingReader) -> BinaryIO:
+def _gzip_reader(raw: _HashingReader) -> Source:
     """isal's C gzip reader over ``raw``, reading 8 MiB of it at a time: each read of ``raw`` (Python
     code) needs the GIL, and ``GzipFile`` reads 512 KiB at a time."""
     reader = getattr(isal_zlib, "_GzipReader", None)  # what igzip's own threaded reader uses
     if reader is None:  # pragma: no cover - isal before 1.6, or no isal
-        return cast(BinaryIO, gzip_impl.GzipFile(fileobj=raw, mode="rb"))  # type: ignore[no-untyped-call]
-    return cast(BinaryIO, reader(raw, 8 << 20))
+        return cast("Source", gzip_impl.GzipFile(fileobj=raw, mode="rb"))  # type: ignore[no-untyped-call]
+    return cast("Source", reader(raw, 8 << 20))
 
 
 def _decompressed(raw: _HashingReader, *, threaded: bool) -> io.BufferedIOBase:

@@ -24,7 +24,7 @@ import sys
 import threading
 from collections.abc import Callable
 from types import TracebackType
-from typing import BinaryIO
+from typing import Protocol
 
 #: bytes per block: a hand-over every ~8 ms of inflating; about 30 MiB held at most (queue, worker, reader)
 BLOCK_BYTES = 4 << 20
@@ -37,6 +37,18 @@ LARGE_AFTER_BYTES = 64 << 20
 QUEUE_BLOCKS = 4
 #: the switch interval while an inflater is open: the worker waits at most this long for the GIL
 SWITCH_SECONDS = 0.0005
+
+class Source(Protocol):
+    """What the worker reads: a gzip reader's ``read(n)`` (``b""`` at the end) and ``close``."""
+
+    def read(self, size: int, /) -> bytes:
+        """Up to ``size`` inflated bytes."""
+        ...
+
+    def close(self) -> None:
+        """Let go of the compressed stream."""
+        ...
+
 
 class _SwitchInterval:
     """The interpreter's switch interval, short while at least one inflater is open."""
@@ -74,7 +86,7 @@ class Inflater:
     a context manager) to stop the worker.
     """
 
-    def __init__(self, opener: Callable[[], BinaryIO], block_bytes: int = BLOCK_BYTES) -> None:
+    def __init__(self, opener: Callable[[], Source], block_bytes: int = BLOCK_BYTES) -> None:
         self._blocks: queue.Queue[bytes | BaseException] = queue.Queue(QUEUE_BLOCKS)
         self._stop = threading.Event()
         self._block_bytes = block_bytes
@@ -145,7 +157,7 @@ class Inflater:
             self._done = True
         return block
 
-    def _inflate(self, opener: Callable[[], BinaryIO]) -> None:
+    def _inflate(self, opener: Callable[[], Source]) -> None:
         """The worker: inflate block after block until the end, an error or ``close``."""
         try:
             stream, size, inflated = opener(), min(FIRST_BLOCK_BYTES, self._block_bytes), 0

@@ -11,7 +11,7 @@ import threading
 import pytest
 from isal import isal_zlib
 
-from pipeline.inflate import SWITCH_SECONDS, Inflater
+from pipeline.inflate import SWITCH_SECONDS, Inflater, Source
 
 
 def _payload(size: int, seed: int = 7) -> bytes:
@@ -23,7 +23,7 @@ def _payload(size: int, seed: int = 7) -> bytes:
     return bytes(out[:size])
 
 
-def _opener(compressed: bytes) -> io.BufferedIOBase:
+def _opener(compressed: bytes) -> Source:
     return gzip.GzipFile(fileobj=io.BytesIO(compressed), mode="rb")
 
 
@@ -62,10 +62,15 @@ def test_a_cut_stream_gives_its_bytes_then_the_error() -> None:
     data = random.Random(5).randbytes(200_000)  # incompressible: the cut lands inside the data
     compressed = gzip.compress(data)[:-5000]
     got = bytearray()
-    with Inflater(lambda: _opener(compressed), block_bytes=8192) as inflater, pytest.raises(EOFError):
+
+    def read_all(inflater: Inflater) -> None:
         while piece := inflater.read(8192):
-            got += piece
-    assert data.startswith(bytes(got)) and len(got) > 100_000
+            got.extend(piece)
+
+    with Inflater(lambda: _opener(compressed), block_bytes=8192) as inflater, pytest.raises(EOFError):
+        read_all(inflater)
+    assert data.startswith(bytes(got))
+    assert len(got) > 100_000
 
 
 def test_the_c_reader_isal_uses_gives_the_same_bytes() -> None:
@@ -85,7 +90,8 @@ def test_close_stops_the_worker_early_and_restores_the_switch_interval() -> None
     workers = [t for t in threading.enumerate() if t.name == "census-inflate"]
     inflater.close()
     inflater.close()  # twice is harmless
-    assert workers and not any(t.is_alive() for t in workers)
+    assert workers
+    assert not any(t.is_alive() for t in workers)
     assert sys.getswitchinterval() == before
 
 
@@ -109,7 +115,8 @@ def test_read1_gives_the_blocks_as_they_come_first_small_then_larger() -> None:
             sizes.append(len(piece))
             got += piece
     assert bytes(got) == data
-    assert sizes[0] == 256 << 10 and sizes[1] == 512 << 10 and max(sizes) == 1 << 20
+    assert sizes[:2] == [256 << 10, 512 << 10]
+    assert max(sizes) == 1 << 20
 
 
 def test_read1_never_gives_more_than_asked_and_mixes_with_read() -> None:
@@ -126,7 +133,7 @@ def test_read1_never_gives_more_than_asked_and_mixes_with_read() -> None:
 
 
 def test_blocks_grow_past_a_mebibyte_only_once_the_archive_proves_large(monkeypatch: pytest.MonkeyPatch) -> None:
-    import pipeline.inflate as inflate
+    from pipeline import inflate
 
     monkeypatch.setattr(inflate, "LARGE_AFTER_BYTES", 3 << 20)
     data = random.Random(4).randbytes(12 << 20)

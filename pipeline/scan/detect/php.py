@@ -72,6 +72,8 @@ MANUAL = {
     "withTool": (Form("php-php-mcp", "with-tool", 1, None, 3),
                  ("PhpMcp\\Server\\Server", "PhpMcp\\Server\\ServerBuilder")),
 }
+#: php-mcp/laravel's facade: ``Mcp::tool([Handler::class, 'method'])->name('x')->annotations(new ToolAnnotations(...))``
+FACADE = "PhpMcp\\Laravel\\Facades\\Mcp"
 #: class names a project may define itself (type-definition) or copy from an SDK (sdk-source)
 TYPE_NAMES = frozenset({"McpTool", "ToolAnnotations", "IsReadOnly", "IsDestructive", "IsIdempotent", "IsOpenWorld"})
 SDK_NAMESPACES = ("Mcp\\", "PhpMcp\\", "Laravel\\Mcp\\")
@@ -86,6 +88,7 @@ _Getter = Callable[[str, int], "Node | None"]
 INDEX_MARKERS = (b"toolannotations", b"hint'", b'hint"', b"laravel\\mcp\\server")
 #: lower-cased bytes without which a file defines no tool and needs no exclusion
 DETECT_MARKERS = (b"mcptool", b"addtool", b"withtool", b"laravel\\mcp", b"toolannotations", b"mcp\\client",
+                  b"laravel\\facades\\mcp",
                   b"isreadonly", b"isdestructive", b"isidempotent", b"isopenworld")
 
 
@@ -118,7 +121,7 @@ class PhpDetector:
             yield excluded
             return
         tools = [*self._attributes(file, found, scope), *self._manual(file, found, scope),
-                 *self.laravel.tools(file, found.get("class", []), scope)]
+                 *self._facade(file, found, scope), *self.laravel.tools(file, found.get("class", []), scope)]
         yield from tools
         clients = [c for c in CLIENTS if scope.imports(c)]
         if not tools and clients:
@@ -155,7 +158,26 @@ class PhpDetector:
                 continue
             given = arguments(file, call)
             default = _handler_name(file, given.get("handler", 0))
+            written = given.get("name", form.name)
+            if default is None and (written is None or string_value(file, written) is None) and \
+                    scope.namespace.startswith(SDK_NAMESPACES):
+                continue  # an SDK's own code passing on what it is given (php-mcp/laravel's registrar)
             yield self._tool(file, method, form, default=default, get=given.get, scope=scope)
+
+    def _facade(self, file: SourceFile, found: dict[str, list[Node]], scope: Scope) -> Iterator[Tool]:
+        """``Mcp::tool(handler)`` / ``Mcp::tool('name', handler)`` of php-mcp/laravel, with the name and
+        annotations its chained ``->name(...)`` and ``->annotations(...)`` give."""
+        for call in found.get("static", []):
+            method, owner = call.child_by_field_name("name"), call.child_by_field_name("scope")
+            if method is None or owner is None or file.text(method) != "tool" or \
+                    scope.resolve(file.text(owner)) != FACADE:
+                continue
+            given = arguments(file, call).positional
+            chained = dict(_chain(file, call))
+            written = chained.get("name", given[0] if len(given) == 2 else None)
+            default = _handler_name(file, given[-1]) if given else None
+            values = {"name": written, "annotations": chained.get("annotations")}
+            yield self._tool(file, method, _FACADE_FORM, default=default, scope=scope, get=_lookup(values))
 
     def _tool(self, file: SourceFile, at: Node, form: Form, *, default: str | None,
               get: _Getter, scope: Scope) -> Tool:
@@ -172,6 +194,25 @@ class PhpDetector:
         if sdk != "php-mcp-sdk" or self.dependencies.find(("mcp/sdk",), path) is not None:
             return True
         return self.dependencies.find(OTHER_MCP_NAMESPACE, path) is None
+
+
+_FACADE_FORM = Form("php-php-mcp", "facade", 0, None, 0)
+
+
+def _lookup(values: dict[str, Node | None]) -> _Getter:
+    """A getter of ``values`` by name (positions unused)."""
+    return lambda key, _position: values.get(key)
+
+
+def _chain(file: SourceFile, call: Node) -> Iterator[tuple[str, Node]]:
+    """The first argument of each method chained after ``call`` (``->name('x')->annotations(...)``)."""
+    node = call
+    while node.parent is not None and node.parent.type == "member_call_expression" and \
+            node.parent.child_by_field_name("object") == node:
+        node = node.parent
+        method, given = node.child_by_field_name("name"), arguments(file, node).positional
+        if method is not None and given:
+            yield file.text(method), given[0]
 
 
 def _method_position(call: Node) -> int:

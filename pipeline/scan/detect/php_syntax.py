@@ -23,6 +23,7 @@ QUERY = tree_sitter.Query(
     (attribute) @attribute
     (class_declaration) @class
     (member_call_expression) @call
+    (scoped_call_expression) @static
     (const_declaration) @const
     (function_definition) @function
     (method_declaration) @method

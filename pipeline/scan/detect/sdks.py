@@ -58,6 +58,7 @@ _ALL = (
     Sdk("go-official", "go", True, ("github.com/modelcontextprotocol/go-sdk",), wire="go-official"),
     Sdk("go-mcp-go", "go", True, ("github.com/mark3labs/mcp-go",), wire="mcp-go"),
     Sdk("go-mcp-golang", "go", True, ("github.com/metoro-io/mcp-golang",)),
+    Sdk("go-foxy-contexts", "go", True, ("github.com/strowk/foxy-contexts",)),
     # Rust
     Sdk("rust-rmcp", "rust", True, ("rmcp",)),
     Sdk("rust-mcp-sdk", "rust", True, ("rust-mcp-sdk", "rust_mcp_sdk", "rust_mcp_macros")),
