@@ -147,10 +147,14 @@ class JavaFile:
         """``toolManager.newTool("name").setAnnotations(...).setHandler(...).register()``."""
         args = arguments(node.child_by_field_name("arguments"))
         found = Found(node, "java-quarkus", "new-tool", args[0] if args else None)
-        for call, call_args in chain_up(node, self.file):
-            if call in ("setTitle", "setAnnotations") and call_args:
-                key = "title_expr" if call == "setTitle" else "annotations_expr"
-                found = Found(**{**found.__dict__, key: call_args[0]})
+        return self._chained(found, {"setTitle": "title_expr", "setAnnotations": "annotations_expr"})
+
+    def _chained(self, found: Found, fields: dict[str, str]) -> Found:
+        """``found`` with the first argument of each call chained after its node that ``fields``
+        maps to one of its fields (``.name("x")`` -> ``name_expr``)."""
+        for call, call_args in chain_up(found.node, self.file):
+            if call in fields and call_args:
+                found = Found(**{**found.__dict__, fields[call]: call_args[0]})
         return found
 
     def _is(self, node: Node | None, prefixes: tuple[str, ...]) -> bool:
@@ -159,11 +163,7 @@ class JavaFile:
     def _builder(self, node: Node) -> Found:
         args = arguments(node.child_by_field_name("arguments"))
         found = Found(node, "java-mcp", "builder", args[0] if args else None)
-        for call, call_args in chain_up(node, self.file):
-            if call in ("name", "title", "annotations") and call_args:
-                key = {"name": "name_expr", "title": "title_expr", "annotations": "annotations_expr"}[call]
-                found = Found(**{**found.__dict__, key: call_args[0]})
-        return found
+        return self._chained(found, {"name": "name_expr", "title": "title_expr", "annotations": "annotations_expr"})
 
     def _constructor(self, node: Node) -> Found | None:
         if not self._is(node.child_by_field_name("type"), MCP_TOOL):

@@ -252,12 +252,11 @@ def _either(first: Annotations, second: Annotations) -> Annotations:
 
 
 def _helper(res: Resolver, call: Ref) -> tuple[Annotations, str | None]:
-    function = call.node.child_by_field_name("function")
-    helper = res.functions(call.file.text(function), call.file) if function is not None else None
-    body = _helper_object(res, helper) if helper is not None else None
-    if helper is None or body is None or function is None:
+    called = helper_object(res, call)
+    if called is None:
         return Annotations(source="dynamic"), None
-    name = call.file.text(function)
+    helper, body = called
+    name = call.file.text(call.node.child_by_field_name("function"))
     env = bind(helper, [call.at(a) for a in arguments(call.node)], res)
     found, _ = _read_object(res.bound(env), body, 1)
     for hint in _mutated(body):
@@ -265,13 +264,18 @@ def _helper(res: Resolver, call: Ref) -> tuple[Annotations, str | None]:
     return found.with_source(f"preset:{name}"), name
 
 
-def _helper_object(res: Resolver, helper: Ref) -> Ref | None:
-    """The object literal a helper returns: as written, or the local constant it returns by name."""
+def helper_object(res: Resolver, call: Ref) -> tuple[Ref, Ref] | None:
+    """The project's function ``call`` calls and the object literal it returns: as written, or
+    the local constant it returns by name (``registryCommands(dir)``, ``annotationsFor(kind)``)."""
+    function = call.node.child_by_field_name("function")
+    helper = res.functions(call.file.text(function), call.file) if function is not None else None
+    if helper is None:
+        return None
     body = returned_object(helper.node)
     if body is None and (name := returned_name(helper.node)) is not None:
         found = res.resolve(helper.at(name))[0]
-        return found if found.node.type == "object" else None
-    return helper.at(body) if body is not None and body.type == "object" else None
+        return (helper, found) if found.node.type == "object" else None
+    return (helper, helper.at(body)) if body is not None and body.type == "object" else None
 
 
 def _read_object(res: Resolver, obj: Ref, depth: int) -> tuple[Annotations, str | None]:

@@ -41,6 +41,7 @@ from pipeline.scan.detect.typescript_values import (
     Ref,
     arguments,
     callee,
+    declared_before,
     enclosing_function,
     entries,
     returned_name,
@@ -157,14 +158,9 @@ class ProjectIndex:
         it (the innermost), in a file that also declares ``name`` elsewhere: each of five loops' own
         ``const toolName = ...``. ``None``: the file's one declaration, or the project's, decides."""
         self._read_declarations(name)
-        if sum(c.file.path == ref.file.path for c in self.consts.get(name, ())) < 1:
+        if not any(c.file.path == ref.file.path for c in self.consts.get(name, ())):
             return None
-        node = ref.node.parent
-        while node is not None and node.type != "program":
-            if node.type == "statement_block" and (value := _declared_before(ref, node, name)) is not None:
-                return value
-            node = node.parent
-        return None
+        return declared_before(ref, name)
 
     def note_module(self, file: SourceFile) -> None:
         """Record a file that re-exports OpenClaw or declares types with its types (no parsing needed)."""
@@ -234,21 +230,6 @@ class ProjectIndex:
         config = Ref(file, unwrap(args[0]))
         if config.node.type == "object":
             self.mastra_tools.extend(v for k, v, _ in entries(config, self.resolver().consts) if k == "tools")
-
-
-
-
-def _declared_before(ref: Ref, block: Node, name: str) -> Ref | None:
-    """The value ``block`` gives ``name`` in a declaration before ``ref``."""
-    for statement in block.named_children:
-        if statement.start_byte >= ref.node.start_byte:
-            return None
-        if statement.type in ("lexical_declaration", "variable_declaration"):
-            for declarator in statement.named_children:
-                value = declarator.child_by_field_name("value")
-                if value is not None and ref.file.text(declarator.child_by_field_name("name")) == name:
-                    return ref.at(value)
-    return None
 
 
 def _string_of(node: Node) -> Node:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from pipeline.scan.detect.paths import in_tests
 from pipeline.scan.detect.syntax import descendants, named
-from pipeline.scan.detect.typescript_annotations import Resolver, ToolInfo, tool_info, tool_objects
+from pipeline.scan.detect.typescript_annotations import Resolver, ToolInfo, helper_object, tool_info, tool_objects
 from pipeline.scan.detect.typescript_forms import Found, Reader
 from pipeline.scan.detect.typescript_values import (
     Env,
@@ -25,10 +25,10 @@ from pipeline.scan.detect.typescript_values import (
     Ref,
     arguments,
     binds,
+    declared_before,
     entries,
     member_keys,
     params,
-    returned_object,
     unwrap,
 )
 from pipeline.scan.detect.typescript_wrappers import captures
@@ -68,18 +68,8 @@ def loop_list(call: Ref) -> tuple[Ref, Ref] | None:
 def _derived_from(call: Ref, name: str) -> set[str]:
     """The names a ``const name = ...`` of the blocks around ``call`` (before it) is made from:
     ``const toolName = `cli-${commandName}`;`` makes ``toolName`` depend on the loop's ``commandName``."""
-    node = call.node.parent
-    while node is not None:
-        if node.type == "statement_block":
-            for statement in named(node):
-                if statement.start_byte >= call.node.start_byte:
-                    break
-                for declarator in named(statement) if statement.type == "lexical_declaration" else ():
-                    value = declarator.child_by_field_name("value")
-                    if value is not None and call.file.text(declarator.child_by_field_name("name")) == name:
-                        return {call.file.text(n) for n in descendants(value, ("identifier",))}
-        node = node.parent
-    return set()
+    value = declared_before(call, name)
+    return {call.file.text(n) for n in descendants(value.node, ("identifier",))} if value is not None else set()
 
 
 def _binds(call: Ref, pattern: Node, variable: str, listed: Node) -> bool:
@@ -113,8 +103,8 @@ def _entries(res: Resolver, listed: Ref) -> list[tuple[Ref, Ref]]:
     """(key, value) of each member of the object ``Object.entries(X)`` iterates (X followed one level)."""
     args = arguments(unwrap(listed.node))
     target, _ = res.resolve(listed.at(args[0])) if args else (listed, None)
-    if target.node.type == "call_expression":  # a helper that returns the object: registryCommands(dir)
-        target = _returned(res, target) or target
+    if target.node.type == "call_expression" and (called := helper_object(res, target)) is not None:
+        target = called[1]  # a helper that returns the object: registryCommands(dir)
     if target.node.type != "object":
         return []
     pairs: list[tuple[Ref, Ref]] = []
@@ -159,14 +149,6 @@ def _each(res: Resolver, call: Ref, read: Reader, pattern: Ref, elements: list[R
         infos = [info for _, info in read(res.bound(_bound(res, pattern, element)), call)]
         found.extend((element, _own_annotations(res, element, info) if guessed else info) for info in infos)
     return found
-
-
-def _returned(res: Resolver, call: Ref) -> Ref | None:
-    """The object literal the project's function ``call`` calls returns, if it returns one."""
-    function = call.node.child_by_field_name("function")
-    helper = res.functions(call.file.text(function), call.file) if function is not None else None
-    body = returned_object(helper.node) if helper is not None else None
-    return helper.at(body) if helper is not None and body is not None and body.type == "object" else None
 
 
 def _each_entry(res: Resolver, call: Ref, read: Reader, pattern: Ref, pairs: list[tuple[Ref, Ref]]) -> Found:

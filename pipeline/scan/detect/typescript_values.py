@@ -25,6 +25,7 @@ TRANSPARENT = frozenset(
 )
 FUNCTIONS = frozenset({"function_declaration", "function_expression", "arrow_function", "method_definition",
                        "function", "generator_function_declaration"})
+_DECLARATIONS = ("lexical_declaration", "variable_declaration")
 PRIMITIVES = frozenset({"true", "false", "string", "number", "template_string", "null", "undefined"})
 
 
@@ -215,4 +216,21 @@ def returned_name(function: Node) -> Node | None:
             value = unwrap(statement.named_children[0])
             if value.type == "identifier":
                 return value
+    return None
+
+
+def declared_before(ref: Ref, name: str) -> Ref | None:
+    """The value of the innermost ``const``/``let``/``var name = ...`` that a block around ``ref``
+    declares before it (``const toolName = `cli-${commandName}`;`` in a loop's body)."""
+    node = ref.node.parent
+    while node is not None and node.type != "program":
+        if node.type == "statement_block":
+            for statement in named(node):
+                if statement.start_byte >= ref.node.start_byte:
+                    break
+                for declarator in named(statement) if statement.type in _DECLARATIONS else ():
+                    value = declarator.child_by_field_name("value")
+                    if value is not None and ref.file.text(declarator.child_by_field_name("name")) == name:
+                        return ref.at(value)
+        node = node.parent
     return None
