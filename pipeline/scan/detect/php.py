@@ -157,9 +157,9 @@ class PhpDetector:
             if not self._attributable(form.sdk, file.path):
                 continue
             given = arguments(file, call)
-            default = _handler_name(file, given.get("handler", 0))
-            written = given.get("name", form.name)
-            if default is None and (written is None or string_value(file, written) is None) and \
+            handler = given.get("handler", 0)
+            default = _handler_name(file, handler)
+            if handler is not None and handler.type == "member_access_expression" and \
                     scope.namespace.startswith(SDK_NAMESPACES):
                 continue  # an SDK's own code passing on what it is given (php-mcp/laravel's registrar)
             yield self._tool(file, method, form, default=default, get=given.get, scope=scope)
