@@ -31,6 +31,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Iterator
+from dataclasses import replace
 
 from pipeline.scan.detect.model import NO_ANNOTATIONS
 from pipeline.scan.detect.source import GRAMMARS, SourceFile, extension
@@ -48,6 +49,9 @@ _FIELDS = frozenset({"public_field_definition", "field_definition"})
 FRAMEWORK_BASE = b"MCPTool"
 _CLASSES_QUERY = "(class_declaration) @cls"
 _TYPED_CLASSES = "[(class_declaration) (abstract_class_declaration)] @cls"
+#: a class's static name for the tool, when the base class takes its name in the constructor
+#: (mongodb-mcp-server's loader passes each class's ``static toolName`` to ``new``)
+STATIC_NAMES = ("toolName", "TOOL_NAME")
 #: how many classes deep a subclass is looked for
 MAX_DEPTH = 4
 
@@ -104,8 +108,15 @@ def class_tools(subclasses: Subclasses, res: Resolver, call: Ref, read: Reader) 
     found: Found = []
     for cls, members in subclasses.of(call.at(base)):
         for _, info in read(res.with_members(members), call)[:1]:
-            found.append((cls.at(cls.node.child_by_field_name("name") or cls.node), info))
+            found.append((cls.at(cls.node.child_by_field_name("name") or cls.node), _named(res, info, members)))
     return (name, found) if found else None
+
+
+def _named(res: Resolver, info: ToolInfo, members: Env) -> ToolInfo:
+    """``info``, named by the class's static name when the name is handed to the constructor."""
+    if info.name is not None:
+        return info
+    return replace(info, name=next(filter(None, (res.string(members.get(k)) for k in STATIC_NAMES)), None))
 
 
 def framework_tools(subclasses: Subclasses, res: Resolver, file: SourceFile) -> Found:
