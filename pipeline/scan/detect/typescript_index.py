@@ -56,6 +56,8 @@ _DECLARATIONS = "(variable_declarator) @decl (function_declaration) @fn"
 #: a registration whose first argument is a name, not a literal: a wrapper or a loop (the call
 #: may pass type arguments: ``server.registerTool<Schema>(name, ...)``)
 _MAYBE_WRAPPER = re.compile(rb"""\.(?:registerTool|tool|addTool)\s*(?:<[^()]{0,200}>)?\s*\(\s*(?!["'`{])[A-Za-z_$]""")
+#: ``import NAME from "spec"`` (``%s``: the name), with or without named imports after it
+_DEFAULT_IMPORT = rb"\bimport\s+%s\s*(?:,\s*\{[^{}]*\}\s*)?from\s*[\"']([^\"']+)[\"']"
 _MASTRA_SERVER = re.compile(rb"\bnew\s+MCPServer\s*\(")
 #: ``const X = {``/``[``/string/function, ``function X``: names a file may define for phase 2.
 #: It reads as ``\b(?:const|let|var)\s+(X)...|\bfunction...(X)``, written to start with the
@@ -125,6 +127,27 @@ class ProjectIndex:
             self._note_names(module)
             for inner in self._imported(module, holders):
                 self._note_names(inner)
+        default = re.search(_DEFAULT_IMPORT % re.escape(word), file.data)
+        spec = frozenset({default.group(1).decode("utf-8", "replace")}) if default is not None else frozenset()
+        for module in (m for m in self.wrapping.modules if spec and names_module(file.path, spec, m.path)):
+            if (value := self._default_export(module)) is not None:
+                self.consts[name].append(value)  # import sessionTools from "./session.js": its default export
+
+    def _default_export(self, module: SourceFile) -> Ref | None:
+        """What ``export default <value>`` of ``module`` is: a literal, or the constant it names."""
+        if b"export default" not in module.data:
+            return None
+        for statement in module.tree.root_node.named_children:
+            value = statement.child_by_field_name("value") if statement.type == "export_statement" else None
+            if value is None or not any(c.type == "default" for c in statement.children):
+                continue
+            value = unwrap(value)
+            if value.type != "identifier":
+                return Ref(module, value) if value.type in ("object", "array") else None
+            self._note_names(module)
+            self._read_declarations(module.text(value))
+            return next((c for c in self.consts.get(module.text(value), ()) if c.file.path == module.path), None)
+        return None
 
     @staticmethod
     def _imported(file: SourceFile, modules: list[SourceFile]) -> list[SourceFile]:
