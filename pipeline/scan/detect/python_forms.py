@@ -120,13 +120,12 @@ class FileForms(Rows):
         args = node.child_by_field_name("arguments")
         if function is None or (node.parent is not None and node.parent.type == "decorator"):
             return []
-        if function.type == "attribute" and \
-                (method := text(self.data, function.child_by_field_name("attribute"))) in ("add_tool", "tool"):
+        method = text(self.data, function.child_by_field_name("attribute")) if function.type == "attribute" else None
+        if method in ("add_tool", "tool"):
             return self._register_call(node, function, method, args)
         if function.type == "call":
             found = self._applied(node, function, args)
-        elif function.type == "attribute" and text(self.data, function.child_by_field_name("attribute")) == \
-                "from_function":
+        elif method == "from_function":
             found = self._from_function(node, function, args)
         else:
             found = self._low_level(node, function, args)

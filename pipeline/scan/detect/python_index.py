@@ -80,7 +80,7 @@ class ProjectIndex:
         for node in found.get("return", []):
             self._helper(data, node)
         for node in found.get("decorated", []):
-            self._list_handler(path, data, node)
+            self._decorated(path, data, node)
         for node in found.get("call", []):
             self._on_list_tools(data, node)
             self._wrapper(path, data, scope, node, sdk)
@@ -132,7 +132,8 @@ class ProjectIndex:
         wanted = module_paths(module, importer)
         return any(path == w or path.endswith("/" + w) for path in paths for w in wanted)
 
-    def _list_handler(self, path: str, data: bytes, node: Node) -> None:
+    def _decorated(self, path: str, data: bytes, node: Node) -> None:
+        """A decorated function: a tool (``@<server>.tool``), or a low-level tool-list handler."""
         decorators = [text(data, d) for d in node.children if d.type == "decorator"]
         definition = node.child_by_field_name("definition")
         if definition is not None and any(_TOOL_DECORATOR.search(d) for d in decorators):

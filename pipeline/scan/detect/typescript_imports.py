@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from posixpath import dirname, join, normpath
 
 from pipeline.scan.detect import markers
-from pipeline.scan.detect.source import extension
+from pipeline.scan.detect.source import SourceFile, extension
+from pipeline.scan.detect.typescript_values import Node, unwrap
 
 _SPEC = re.compile(rb"""(?:\bfrom|\bimport|\brequire)\s*\(?\s*["']([^"'\n]{1,200})["']""")
 _OPENCLAW_REEXPORT = re.compile(rb"""\bexport\b[^;]*?\bfrom\s*["']openclaw(?:/[^"']*)?["']""")
@@ -164,6 +165,17 @@ def names_module(path: str, specs: frozenset[str], target: str) -> bool:
                 key.endswith("/" + module_key(inside)):
             return True
     return False
+
+
+def default_export(file: SourceFile) -> Node | None:
+    """The value of ``export default <value>`` in ``file`` (parentheses and casts taken off)."""
+    if b"export default" not in file.data:
+        return None
+    for statement in file.tree.root_node.named_children:
+        value = statement.child_by_field_name("value") if statement.type == "export_statement" else None
+        if value is not None and any(c.type == "default" for c in statement.children):
+            return unwrap(value)
+    return None
 
 
 def _resolve(path: str, spec: str) -> str:

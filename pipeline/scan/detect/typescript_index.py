@@ -27,6 +27,7 @@ from pipeline.scan.detect.typescript_annotations import Resolver
 from pipeline.scan.detect.typescript_classes import Subclasses
 from pipeline.scan.detect.typescript_imports import (
     Imports,
+    default_export,
     imports_name,
     imports_of,
     module_key,
@@ -135,19 +136,12 @@ class ProjectIndex:
 
     def _default_export(self, module: SourceFile) -> Ref | None:
         """What ``export default <value>`` of ``module`` is: a literal, or the constant it names."""
-        if b"export default" not in module.data:
-            return None
-        for statement in module.tree.root_node.named_children:
-            value = statement.child_by_field_name("value") if statement.type == "export_statement" else None
-            if value is None or not any(c.type == "default" for c in statement.children):
-                continue
-            value = unwrap(value)
-            if value.type != "identifier":
-                return Ref(module, value) if value.type in ("object", "array") else None
-            self._note_names(module)
-            self._read_declarations(module.text(value))
-            return next((c for c in self.consts.get(module.text(value), ()) if c.file.path == module.path), None)
-        return None
+        value = default_export(module)
+        if value is None or value.type != "identifier":
+            return Ref(module, value) if value is not None and value.type in ("object", "array") else None
+        self._note_names(module)
+        self._read_declarations(module.text(value))
+        return next((c for c in self.consts.get(module.text(value), ()) if c.file.path == module.path), None)
 
     @staticmethod
     def _imported(file: SourceFile, modules: list[SourceFile]) -> list[SourceFile]:
