@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from pipeline.scan.detect.corpus import detect_files
 from pipeline.scan.detect.model import Tool
 from pipeline.scan.detect.typescript import has_identifier
-from pipeline.scan.detect.typescript_imports import imports_name, names_module
+from pipeline.scan.detect.typescript_imports import imports_name, module_specs, names_module
 from pipeline.scan.detect.typescript_index import DECLARED_NAMES
 
 SDK = 'import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";\n'
@@ -88,6 +88,18 @@ _TS_PIECES = st.sampled_from([b"const", b"let", b"var", b"function", b"async", b
 @given(st.lists(_TS_PIECES, max_size=25).map(b"".join))
 def test_declared_names_are_those_of_the_plain_expression(source: bytes) -> None:
     assert DECLARED_NAMES.findall(source) == PLAIN_DECLARED.findall(source)
+
+
+PLAIN_SPEC = re.compile(rb"""(?:\bfrom|\bimport|\brequire)\s*\(?\s*["']([^"'\n]{1,200})["']""")
+_SPEC_PIECES = st.sampled_from([b"from", b"import", b"require", b"im", b"x", b"_", b" ", b"\n", b"(", b"'", b'"',
+                                b"./a", b"/", b";", b"9", b"fro"])
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.lists(_SPEC_PIECES, max_size=25).map(b"".join))
+def test_module_specs_are_those_of_the_plain_expression(source: bytes) -> None:
+    """Trying the pattern only where one of its words starts a word finds what its scan finds."""
+    assert module_specs(source) == {m.decode("utf-8", "replace") for m in PLAIN_SPEC.findall(source)}
 
 
 def test_a_client_calling_tools_is_not_parsed_for_registrations() -> None:

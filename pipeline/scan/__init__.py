@@ -4,6 +4,7 @@
 by another version is scanned again (from the cache, without downloading).
 """
 
-SCANNER_VERSION = "5"  # 2: the registration detector runs in the same pass; 3: tree notes;
+SCANNER_VERSION = "6"  # 2: the registration detector runs in the same pass; 3: tree notes;
 # 4: wrappers of wrappers, mirrored Go types, TypeScript lists it cannot follow;
-# 5: TypeScript tools written as classes, hints assigned after the object is made
+# 5: TypeScript tools written as classes, hints assigned after the object is made;
+# 6: hints a wrapper takes as parameters, records of definitions a tools/list handler lists

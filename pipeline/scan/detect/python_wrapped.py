@@ -5,7 +5,8 @@ A wrapper (``python_wrappers``) is used as a decorator, ``@wrap(mcp, "name", ann
 use gives one ``wrapper`` row, on the line of the decorator or of the call. The call's
 arguments are bound to the wrapper's parameters: the tool is named by the argument the wrapper
 forwards as ``name`` (else a ``name=`` keyword, else the function), its annotations and title are
-those forwarded (or given as keywords, passed on through ``**kwargs``), and a server passed for
+those forwarded (or given as keywords, passed on through ``**kwargs``; a hint the wrapper writes as one of
+its parameters, ``ToolAnnotations(readOnlyHint=read_only)``, takes the argument or the default), and a server passed for
 the parameter the wrapper registers on gives the SDK; when it does not resolve, the using file's
 imports do, then the wrapper's own module, then the nearest manifest.
 """
@@ -16,7 +17,7 @@ import re
 
 from pipeline.scan.detect.deps import Dependencies
 from pipeline.scan.detect.model import Annotations, Tool
-from pipeline.scan.detect.python_annotations import Reader
+from pipeline.scan.detect.python_annotations import Entry, Reader
 from pipeline.scan.detect.python_index import ProjectIndex
 from pipeline.scan.detect.python_rules import KNOWN_ROOTS, declared, fallback
 from pipeline.scan.detect.python_scope import Kind, Node, Scope, classify, keywords, positionals, string_value, text
@@ -123,7 +124,8 @@ class Rows:
         if given("annotations") is not None or wrapper.inner_annotations is None:
             annotations = self.reader.read(given("annotations"))
         else:
-            annotations = self.reader.resolve(list(wrapper.inner_annotations), {}).with_source("inline")
+            inner = [self._bound_entry(entry, wrapper, bound) for entry in wrapper.inner_annotations]
+            annotations = self.reader.resolve(inner, {}).with_source("inline")
         if wrapper.forwarded("name") is not None:
             named = given("name")
             name = string_value(self.data, named) if named is not None else fn
@@ -131,6 +133,16 @@ class Rows:
             name = self._name(args, "name", fn)
         title = string_value(self.data, given("title"))
         return self._tool(at, kind.sdk, "wrapper", name, annotations, via=f"wrapper:{wrapper.name}", title=title)
+
+    def _bound_entry(self, entry: Entry, wrapper: Wrapper, bound: dict[str, Node]) -> Entry:
+        """An inner annotation whose value is a parameter of the wrapper takes what this use binds
+        to it, else the parameter's default (``read_only=True`` at the use, ``read_only=False``
+        in the ``def``); without either it stays the parameter (``dynamic``)."""
+        kind, key, value = entry
+        default = dict(wrapper.defaults).get(value)
+        if value in bound:
+            return kind, key, text(self.data, bound[value])
+        return (kind, key, default) if default is not None else entry
 
     def _wrapper_kind(self, wrapper: Wrapper, instance: str | None, bound: dict[str, Node]) -> Kind | None:
         if instance is not None and (arg := self.scope.wrapper_args.get(instance)):

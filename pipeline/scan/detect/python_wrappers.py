@@ -39,6 +39,9 @@ class Wrapper:
     """the wrapper's parameters that a call can bind by position (``self`` left out)."""
     forwards: tuple[tuple[str, str], ...] = ()
     """(SDK keyword, wrapper parameter) for each argument passed on as is: ``name=name``."""
+    defaults: tuple[tuple[str, str | None], ...] = ()
+    """every parameter with its default's text (``None`` without one): the inner annotations may
+    take a hint from one (``ToolAnnotations(readOnlyHint=read_only)``)."""
 
     def forwarded(self, keyword: str) -> str | None:
         """The wrapper parameter the SDK receives as ``keyword``, if any."""
@@ -61,7 +64,7 @@ def wrapper_at(data: bytes, scope: Scope, call: Node, sdk: Kind | None) -> tuple
     if name == "__init__" or (owner is None and not _top_level(definition)):
         return None
     given = keywords(data, call.child_by_field_name("arguments"))
-    inner = entries(data, given.get("annotations"))
+    inner = entries(data, _assigned(data, definition, given.get("annotations")))
     kind = classify(scope.bindings.get(receiver)) or sdk
     own = {p for p, _ in parameters(data, definition)}
     forwards = tuple((key, text(data, value)) for key, value in given.items()
@@ -70,8 +73,19 @@ def wrapper_at(data: bytes, scope: Scope, call: Node, sdk: Kind | None) -> tuple
     if method == "tool" and first and first[0].type == "identifier" and text(data, first[0]) in own:
         forwards += (("name", text(data, first[0])),)  # mcp.tool(name) takes the name first
     wrapper = Wrapper(f"{owner}.{name}" if owner else name, receiver, kind, tuple(inner) if inner else None,
-                      _positional_params(data, definition), forwards)
+                      _positional_params(data, definition), forwards, parameters(data, definition))
     return wrapper, definition, owner
+
+
+def _assigned(data: bytes, definition: Node, value: Node | None) -> Node | None:
+    """``value``, or when it names a variable the wrapper assigns once (``hints = ToolAnnotations(...)``),
+    what it assigns."""
+    if value is None or value.type != "identifier":
+        return value
+    name = text(data, value)
+    found = [a.child_by_field_name("right") for a in descendants(definition, ("assignment",))
+             if text(data, a.child_by_field_name("left")) == name]
+    return found[0] if len(found) == 1 else value
 
 
 def _top_level(node: Node) -> bool:

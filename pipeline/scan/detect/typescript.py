@@ -17,7 +17,9 @@ Forms (sdk-idioms.md 4.1-4.4, 13), each attributed by the file's imports, never 
   call, ``via="wrapper:<name>"``; a call in a loop over a known list, one row per element.
 - A registration in a loop over a list that cannot be followed gives one row per object literal
   with the keys it reads from the loop variable (``typescript_loops.shaped_objects``), with the
-  form suffixed ``-shaped`` (``typescript.ts-mcp.register-tool-shaped``): a guess, said so.
+  form suffixed ``-shaped`` (``typescript.ts-mcp.register-tool-shaped``): a guess, said so; a
+  ``tools/list`` handler listing a record it cannot follow (``Object.entries(tools).map(([name,
+  ...]) => ...)``), one row per record member shaped as a definition (``typescript_records``).
 
 ``line`` is the line of the callee's name for a call that defines one tool (``registerTool``,
 ``tool``, ``addTool({..})``, ``createTool``, a wrapper call), and the line of the object
@@ -47,6 +49,7 @@ from pipeline.scan.detect.typescript_imports import MARKERS, Imports, imports_of
 from pipeline.scan.detect.typescript_index import ProjectIndex
 from pipeline.scan.detect.typescript_loops import expand_loop, mastra_names, shaped_objects
 from pipeline.scan.detect.typescript_openclaw import agent_tool, imports_openclaw_type, manifest_openclaw
+from pipeline.scan.detect.typescript_records import lists_record, record_definitions
 from pipeline.scan.detect.typescript_values import Node, Ref, arguments, callee, unwrap
 from pipeline.scan.detect.typescript_wrappers import Wrapper, captures, element_keys
 
@@ -77,6 +80,7 @@ class TypeScriptDetector:
         self._mastra: tuple[dict[str, str], dict[tuple[str, int], str]] | None = None
         self._versions: dict[tuple[str, str], str | None] = {}
         self._shapes: dict[tuple[str, str, frozenset[str]], list[Ref]] = {}
+        self._records: list[tuple[Ref, str]] | None = None
 
     def index(self, file: SourceFile) -> None:
         """Phase 1: constants, helpers, wrappers, OpenClaw shims, Mastra servers."""
@@ -191,7 +195,11 @@ class TypeScriptDetector:
         """A ``tools/list`` handler's tool objects; when its list cannot be followed (a parameter, a
         registry built at run time), the objects shaped as MCP tools (a ``name`` and an ``inputSchema``)."""
         found, form = forms.list_tools(res, call), "list-tools"
-        if not found and forms.lists_tools(call):
+        if not found and forms.lists_tools(call) and lists_record(call):
+            if self._records is None:
+                self._records = record_definitions(self._project, res)
+            found, form = [(o, replace(tool_info(res, o), name=key)) for o, key in self._records], "list-tools-shaped"
+        elif not found and forms.lists_tools(call):
             objects = self._shaped(call, "name", frozenset({"name", "inputSchema"}))
             found, form = [(o, tool_info(res, o)) for o in objects], "list-tools-shaped"
         yield from self._emit("ts-mcp", form, found)

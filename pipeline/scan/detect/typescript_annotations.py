@@ -25,6 +25,7 @@ from pipeline.scan.detect.typescript_values import (
     enclosing_function,
     entries,
     is_parameter,
+    param_defaults,
     params,
     returned_name,
     returned_object,
@@ -311,9 +312,15 @@ def _literal(res: Resolver, ref: Ref) -> str:
 
 
 def bind(function: Ref, args: list[Ref], res: Resolver) -> Env:
-    """A function's parameters bound to call arguments (destructured ``{ name, opts }`` too)."""
+    """A function's parameters bound to call arguments (destructured ``{ name, opts }`` too); a
+    parameter the call leaves out is bound to its default (``readOnly = false``)."""
     env: Env = {}
-    for pattern, arg in zip(params(function.node, function.file), args, strict=False):
+    defaults = param_defaults(function.node)
+    for position, pattern in enumerate(params(function.node, function.file)):
+        default = defaults[position] if position < len(defaults) else None
+        arg = args[position] if position < len(args) else (function.at(default) if default is not None else None)
+        if arg is None:
+            break
         if pattern.type == "identifier":
             env[function.file.text(pattern)] = arg
         elif pattern.type == "object_pattern":

@@ -16,6 +16,9 @@ from pipeline.scan.detect.source import SourceFile, extension
 from pipeline.scan.detect.typescript_values import Node, unwrap
 
 _SPEC = re.compile(rb"""(?:\bfrom|\bimport|\brequire)\s*\(?\s*["']([^"'\n]{1,200})["']""")
+_SPEC_WORDS = (b"from", b"import", b"require")
+#: the bytes ``\b`` counts as word characters (``re``'s ASCII ``\w`` for bytes)
+_WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 _OPENCLAW_REEXPORT = re.compile(rb"""\bexport\b[^;]*?\bfrom\s*["']openclaw(?:/[^"']*)?["']""")
 #: packages that hand the caller an official ``McpServer`` (sdk-idioms 4.3)
 MCP_WRAPPERS = ("mcp-handler", "@vercel/mcp-adapter", "agents/mcp")
@@ -32,6 +35,8 @@ def module_key(path: str) -> str:
 
 
 #: ``export { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"``: a local shim of the server SDK
+#: how far before the specifier an ``export { ... } from`` of it may start
+_MAX_EXPORT = 4000
 _MCP_REEXPORT = re.compile(
     rb"""\bexport\s*(?:type\s*)?(?:\*|\{[^}]*\})\s*from\s*["']@modelcontextprotocol/(?:sdk/server|server)[^"']*["']"""
 )
@@ -39,7 +44,20 @@ _MCP_REEXPORT = re.compile(
 
 def reexports_mcp_server(data: bytes) -> bool:
     """Whether a file re-exports the MCP server SDK (``chrome-devtools-mcp``'s ``third_party/index.ts``)."""
-    return b"@modelcontextprotocol/" in data and _MCP_REEXPORT.search(data) is not None
+    if b"@modelcontextprotocol/" not in data or b"export" not in data:
+        return False
+    return any(_MCP_REEXPORT.search(data, max(0, found - _MAX_EXPORT), found + 100) is not None
+               for found in _server_imports(data))
+
+
+def _server_imports(data: bytes) -> list[int]:
+    """Where the server SDK's module specifiers start (the only places a re-export of it can end)."""
+    found, start = [], 0
+    while (at := data.find(b"@modelcontextprotocol/", start)) != -1:
+        if data.startswith((b"sdk/server", b"server"), at + len(b"@modelcontextprotocol/")):
+            found.append(at)
+        start = at + 1
+    return found
 
 
 def reexports_openclaw(data: bytes) -> bool:
@@ -116,9 +134,31 @@ def imports_of(path: str, data: bytes, openclaw_modules: frozenset[str] | set[st
                mcp_modules: frozenset[str] | set[str] = frozenset()) -> Imports:
     """The imports of the file at ``path`` (``*_modules``: the tree's files that re-export OpenClaw,
     the MCP server SDK)."""
-    specs = frozenset(m.decode("utf-8", "replace") for m in _SPEC.findall(data))
+    specs = module_specs(data)
     local = {_resolve(path, s) for s in specs if s.startswith(".")}
     return Imports(specs, not local.isdisjoint(openclaw_modules), mcp_local=not local.isdisjoint(mcp_modules))
+
+
+def module_specs(data: bytes) -> frozenset[str]:
+    """Every module specifier a file's source imports or requires: what ``_SPEC.findall`` finds,
+    tried only where one of its words starts a word (found with ``bytes.find``, many times faster
+    than the pattern's scan of every position)."""
+    starts = sorted(at for word in _SPEC_WORDS for at in _word_starts(data, word))
+    specs, end = set(), 0
+    for at in starts:
+        if at >= end and (found := _SPEC.match(data, at)) is not None:
+            specs.add(found.group(1).decode("utf-8", "replace"))
+            end = found.end()
+    return frozenset(specs)
+
+
+def _word_starts(data: bytes, word: bytes) -> list[int]:
+    found, at = [], data.find(word)
+    while at != -1:
+        if at == 0 or data[at - 1] not in _WORD_BYTES:
+            found.append(at)
+        at = data.find(word, at + 1)
+    return found
 
 
 def seen_from(path: str, data: bytes, name: str, homes: list[str], *, member: bool = False) -> int | None:

@@ -144,6 +144,23 @@ def params(function: Node, file: SourceFile) -> list[Node]:
     return found
 
 
+def param_defaults(function: Node) -> list[Node | None]:
+    """The default value of each of ``params``, in order (``None`` without one)."""
+    node = function.child_by_field_name("parameters") or function.child_by_field_name("parameter")
+    if node is None or node.type == "identifier":
+        return [None] if node is not None else []
+    found: list[Node | None] = []
+    for param in named(node):
+        if param.type in ("required_parameter", "optional_parameter"):
+            if param.child_by_field_name("pattern") is not None:
+                found.append(param.child_by_field_name("value"))
+        elif param.type == "assignment_pattern" and param.child_by_field_name("left") is not None:
+            found.append(param.child_by_field_name("right"))
+        elif param.type != "comment":
+            found.append(None)
+    return found
+
+
 def function_name(function: Node, file: SourceFile) -> str | None:
     """The name a function is called by: its own, its variable's, or its method's."""
     own = function.child_by_field_name("name")
