@@ -97,6 +97,9 @@ _QUERY = """
   (#any-of? @_method "tool" "add_tool" "from_function" "Tool"))) @call
 (call function: (call)) @call
 (call function: (identifier) @_name (#match? @_name "Tool$")) @call
+(call function: [(identifier) (attribute)] @_annotations (#match? @_annotations "ToolAnnotations$")) @annotations
+(call arguments: (argument_list
+  (keyword_argument name: (identifier) @_keyword (#eq? @_keyword "annotations")))) @definition
 (call arguments: (argument_list (keyword_argument name: (identifier) @_key (#eq? @_key "on_list_tools")))) @call
 (decorated_definition) @decorated
 (function_definition) @function
@@ -137,6 +140,7 @@ class PythonDetector:
     def detect(self, file: SourceFile) -> Iterator[Tool | Exclusion]:
         """Phase 2: the tools ``file`` defines, or why it is left out."""
         if not self._wrapper_markers:
+            self.project.name_aliases()
             self._wrapper_markers = self._wrapper_uses() or (b"\0",)
         own_type = file.has_any(("class toolannotations",))
         imports = file.has_any(_DETECT_WORDS) and imports_any(file.lower)
@@ -175,6 +179,10 @@ class PythonDetector:
             if wrapped and self._inside_wrapper(file.path, node):
                 continue
             yield from forms.call(node)
+        calls = {node.start_byte for node in found.get("call", [])}
+        for node in found.get("definition", []):
+            if node.start_byte not in calls and not (wrapped and self._inside_wrapper(file.path, node)):
+                yield from filter(None, [forms.definition(node)])
 
     def _inside_wrapper(self, path: str, node: Node) -> bool:
         parent = node.parent

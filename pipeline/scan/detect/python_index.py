@@ -6,7 +6,9 @@
 - module-level objects (``mcp = FastMCP(...)``, ``registry = ToolRegistry(mcp)``) so that a
   receiver imported from another module resolves to its constructor;
 - the project's own registration wrappers (``python_wrappers``): a class method or a function whose
-  body passes what it is given on to ``<x>.tool(...)`` / ``<x>.add_tool(...)``;
+  body passes what it is given on to ``<x>.tool(...)`` / ``<x>.add_tool(...)``, or a decorator
+  factory that makes a tool definition's ``ToolAnnotations`` from its own parameters (and the
+  names ``functools.partial`` gives it);
 - names of module-level lists that a low-level ``list_tools`` handler returns.
 """
 
@@ -18,7 +20,7 @@ from dataclasses import dataclass, field
 from pipeline.scan.detect.model import hint_field
 from pipeline.scan.detect.python_annotations import Helper, Presets, entries, is_hint_entries
 from pipeline.scan.detect.python_scope import Kind, Node, Scope, keywords, last_name, text
-from pipeline.scan.detect.python_wrappers import Wrapper, parameters, wrapper_at
+from pipeline.scan.detect.python_wrappers import Wrapper, definition_decorator_at, parameters, wrapper_at
 from pipeline.scan.detect.syntax import descendants, enclosing, unquote
 
 
@@ -84,6 +86,17 @@ class ProjectIndex:
         for node in found.get("call", []):
             self._on_list_tools(data, node)
             self._wrapper(path, data, scope, node, sdk)
+        for node in found.get("annotations", []):
+            if (made := definition_decorator_at(data, node, sdk)) is not None:
+                self.wrapper_functions[made[0].name] = made[0]
+                self.wrapper_bodies.add((path, made[1].start_byte))
+
+    def name_aliases(self) -> None:
+        """Make ``x = partial(wrapper, ...)`` (``functools.partial``) a name of that wrapper function."""
+        for name, made in self.objects.items():
+            for _, obj in made:
+                if obj.callee_name == "partial" and (wrapper := self.wrapper_functions.get(obj.first_arg)):
+                    self.wrapper_functions.setdefault(name, wrapper)
 
     def _assignment(self, path: str, data: bytes, scope: Scope, node: Node) -> None:
         left, right = node.child_by_field_name("left"), node.child_by_field_name("right")

@@ -16,11 +16,22 @@ from __future__ import annotations
 import re
 
 from pipeline.scan.detect.deps import Dependencies
-from pipeline.scan.detect.model import Annotations, Tool
+from pipeline.scan.detect.model import FALSE, HINT_FIELDS, TRUE, Annotations, Tool
 from pipeline.scan.detect.python_annotations import Entry, Reader
+from pipeline.scan.detect.python_definitions import definition_call
 from pipeline.scan.detect.python_index import ProjectIndex
 from pipeline.scan.detect.python_rules import KNOWN_ROOTS, declared, fallback
-from pipeline.scan.detect.python_scope import Kind, Node, Scope, classify, keywords, positionals, string_value, text
+from pipeline.scan.detect.python_scope import (
+    Kind,
+    Node,
+    Scope,
+    classify,
+    keywords,
+    last_name,
+    positionals,
+    string_value,
+    text,
+)
 from pipeline.scan.detect.python_wrappers import Wrapper
 from pipeline.scan.detect.sdks import SDKS
 from pipeline.scan.detect.source import SourceFile
@@ -97,6 +108,20 @@ class Rows:
                 first = positionals(expression.child_by_field_name("arguments"))[:1]
                 return first[0] if first else None
         return None
+
+    def definition(self, node: Node) -> Tool | None:
+        """A tool built as an object of the project's own class (``python_definitions``): it
+        declares at least one hint, and the file or its package uses an MCP SDK."""
+        call = definition_call(self.data, node)
+        kind = self.fallback or self.declared
+        if call is None or kind is None:
+            return None
+        annotations = self.reader.read(call.annotations)
+        if not any(getattr(annotations, hint) in (TRUE, FALSE) for hint in HINT_FIELDS):
+            return None
+        name = self._literal(call.name) if call.name is not None else last_name(self.data, call.function)
+        title = string_value(self.data, call.title)
+        return self._tool(node, kind.sdk, "definition", name, annotations, title=title)
 
     # -- wrappers -----------------------------------------------------------------------------
     def _function_wrapper(self, callee: Node | None) -> Wrapper | None:

@@ -16,9 +16,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pipeline.scan.detect.model import hint_field
 from pipeline.scan.detect.python_annotations import Entry, entries
 from pipeline.scan.detect.python_scope import Kind, Node, Scope, classify, keywords, positionals, text
-from pipeline.scan.detect.syntax import descendants, enclosing
+from pipeline.scan.detect.syntax import descendants, enclosing, named
 
 REGISTER_METHODS = ("tool", "add_tool")
 
@@ -75,6 +76,36 @@ def wrapper_at(data: bytes, scope: Scope, call: Node, sdk: Kind | None) -> tuple
     wrapper = Wrapper(f"{owner}.{name}" if owner else name, receiver, kind, tuple(inner) if inner else None,
                       _positional_params(data, definition), forwards, parameters(data, definition))
     return wrapper, definition, owner
+
+
+def definition_decorator_at(data: bytes, call: Node, sdk: Kind | None) -> tuple[Wrapper, Node] | None:
+    """A module-level decorator factory that builds a tool definition's ``ToolAnnotations`` (``call``)
+    from its own parameters, ``def tool_def(*, title, read_only_hint=False): def decorator(fn):
+    return Definition(fn, annotations=ToolAnnotations(readOnlyHint=read_only_hint)); return
+    decorator`` (dbt-mcp's ``dbt_mcp_tool``): each use defines one tool, registered elsewhere.
+    Answers the wrapper and the factory's definition."""
+    definition = _outermost_function(call)
+    if definition is None or not _top_level(definition) or _owner_class(data, definition) is not None:
+        return None
+    found = entries(data, call) or []
+    defaults = parameters(data, definition)
+    own = {name for name, _ in defaults}
+    if not any(kind == "field" and hint_field(key) and value in own for kind, key, value in found):
+        return None
+    if not _returns_inner(data, definition):
+        return None
+    forwards = tuple((key, key) for key in ("name", "title") if key in own)
+    name = text(data, definition.child_by_field_name("name"))
+    return Wrapper(name, "", sdk, tuple(found), _positional_params(data, definition), forwards, defaults), definition
+
+
+def _returns_inner(data: bytes, definition: Node) -> bool:
+    """Whether ``definition`` returns a function it defines (it is a decorator factory)."""
+    body = definition.child_by_field_name("body")
+    inner = {text(data, f.child_by_field_name("name")) for f in named(body) if f.type == "function_definition"} \
+        if body is not None else set()
+    return any(r.named_children and text(data, r.named_children[0]) in inner
+               for r in named(body) if r.type == "return_statement") if body is not None else False
 
 
 def _assigned(data: bytes, definition: Node, value: Node | None) -> Node | None:
