@@ -23,10 +23,12 @@ from typing import Protocol
 
 from pipeline.scan.detect.deps import Dependencies
 from pipeline.scan.detect.jvm_common import (
+    OBJECT_FORMS,
     Imports,
     Knowledge,
     Wrapper,
     client_exclusion,
+    client_side,
     constant,
     file_exclusions,
     in_sdk_package,
@@ -138,6 +140,11 @@ class _JvmDetector:
             rows = [tool for found in reader.definitions() if (tool := self._tool(reader, found)) is not None]
         if in_sdk_package(imports):  # the SDK's own machinery builds tools it is given: only named ones are tools
             rows = [tool for tool in rows if tool.tool_name is not None]
+        if rows and (side := client_side(file)) is not None:  # what a server lists to a client
+            kept = [tool for tool in rows if tool.rule.rsplit(".", 1)[-1] not in OBJECT_FORMS]
+            if len(kept) < len(rows):
+                yield Exclusion(file.path, "client-code", f"builds the tools a server lists to a client ({side})")
+            rows = kept
         yield from rows
         if not rows and (client := client_exclusion(file)) is not None:
             yield client

@@ -214,6 +214,22 @@ def file_exclusions(file: SourceFile, imports: Imports) -> Iterator[Exclusion]:
                 return
 
 
+#: a client's side of MCP (its handlers receive the tools a server lists) ...
+_CLIENT_SIDE = re.compile(rb"io\.modelcontextprotocol\.client|mcp(?:sync|async)client|clientmcp|handletoollistchanged")
+#: ... and a server's (which registers the tools it builds)
+_SERVER_SIDE = re.compile(rb"io\.modelcontextprotocol\.server|mcpserverfeatures|toolspecification"
+                          rb"|mcp(?:stateless)?server\.(?:sync|async)|@mcptool\b|mcpstatelessserver")
+#: the forms that build a tool object, which a client's test builds too (as what a server lists)
+OBJECT_FORMS = ("builder", "new-tool")
+
+
+def client_side(file: SourceFile) -> str | None:
+    """What shows that ``file`` is an MCP client's side only (a tool object it builds is one a
+    server lists to it: ``registry.handleToolListChanged("c", List.of(Tool.builder(...)))``)."""
+    client = _CLIENT_SIDE.search(file.lower)
+    return client.group(0).decode() if client is not None and _SERVER_SIDE.search(file.lower) is None else None
+
+
 def client_exclusion(file: SourceFile) -> Exclusion | None:
     """``client-code`` for a file that reads hints as an MCP client (called when it defines no tool)."""
     client = next((m for m in CLIENT_MARKERS if m in file.lower), None)
