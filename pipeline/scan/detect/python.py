@@ -128,9 +128,12 @@ class PythonDetector:
         self.dependencies = dependencies
         self.project = ProjectIndex()
         self._wrapper_markers: tuple[bytes, ...] = ()
+        self._elsewhere: set[tuple[str, int, str | None]] = set()
+        """rows placed in another file (at a list that file holds): registered again, one row still."""
 
     def index(self, file: SourceFile) -> None:
         """Phase 1: learn constants, presets, helpers, module objects and wrappers."""
+        self.project.modules[file.path] = file
         if not _indexed(file):
             return
         found = captures(file)
@@ -152,10 +155,20 @@ class PythonDetector:
             yield excluded
             return
         scope = build_scope(file, found, self.project)
-        tools = list(self._tools(file, scope, found))
+        tools = [tool for tool in self._tools(file, scope, found) if self._first_at(file, tool)]
         if not tools and _client_code(file, scope):
             yield Exclusion(file.path, "client-code", "reads tool annotations through an MCP client")
         yield from tools
+
+    def _first_at(self, file: SourceFile, tool: Tool) -> bool:
+        """Whether ``tool`` is no row already made at the same place of another file (a list that
+        a server and its tests both register: ``for tool in read_tools: add_read_only_tool(mcp, tool)``)."""
+        if tool.path == file.path:
+            return True
+        key = (tool.path, tool.line, tool.tool_name)
+        first = key not in self._elsewhere
+        self._elsewhere.add(key)
+        return first
 
     def _wrapped(self, file: SourceFile) -> bool:
         """Whether ``file`` uses one of the project's wrappers (names learnt in phase 1)."""
@@ -180,9 +193,25 @@ class PythonDetector:
                 continue
             yield from forms.call(node)
         calls = {node.start_byte for node in found.get("call", [])}
+        for node in self._wrapper_calls(file):
+            applied = node.parent is not None and node.parent.type in ("call", "decorator") and \
+                node.parent.child_by_field_name("function") in (node, None)
+            if node.start_byte not in calls and not applied and not (wrapped and self._inside_wrapper(file.path, node)):
+                yield from forms.wrapper_call(node)
         for node in found.get("definition", []):
             if node.start_byte not in calls and not (wrapped and self._inside_wrapper(file.path, node)):
                 yield from filter(None, [forms.definition(node)])
+
+    def _wrapper_calls(self, file: SourceFile) -> list[Node]:
+        """Plain calls of the project's wrapper functions that take the tool's function
+        (``add_read_only_tool(mcp, list_incidents)``)."""
+        names = sorted(name for name, w in self.project.wrapper_functions.items() if w.forwarded("fn") is not None)
+        if not names:
+            return []
+        quoted = " ".join(f'"{name}"' for name in names)
+        source = f"(call function: (identifier) @_w (#any-of? @_w {quoted})) @wrapper_call"
+        query = compiled("tree_sitter_python", "language", source)
+        return file.kept(source, lambda: capture_map(query, file.tree.root_node)).get("wrapper_call", [])
 
     def _inside_wrapper(self, path: str, node: Node) -> bool:
         parent = node.parent

@@ -22,7 +22,8 @@ from pipeline.scan.detect.python_scope import (
     string_value,
     text,
 )
-from pipeline.scan.detect.python_wrapped import Rows
+from pipeline.scan.detect.python_wrapped import Rows, _bind
+from pipeline.scan.detect.source import SourceFile
 
 _REFERENCES = ("identifier", "attribute")
 
@@ -31,13 +32,25 @@ def loop_elements(data: bytes, reference: Node) -> list[Node] | None:
     """The functions a ``for`` loop variable takes (``for fn in (search, fetch):``, or a list the
     module assigns once): ``None`` when ``reference`` is no loop variable, empty when the loop runs
     over something else."""
+    found = _loop(data, reference)
+    return _listed(data, found[1], found[0]) if found is not None else None
+
+
+def loop_iterated(data: bytes, reference: Node) -> Node | None:
+    """What the ``for`` loop whose variable ``reference`` is iterates (``None``: no loop variable)."""
+    found = _loop(data, reference)
+    return found[1] if found is not None else None
+
+
+def _loop(data: bytes, reference: Node) -> tuple[Node, Node] | None:
+    """The ``for`` statement whose variable ``reference`` is, and what it iterates."""
     if reference.type != "identifier":
         return None
     name, node = text(data, reference), reference.parent
     while node is not None and node.type not in ("function_definition", "class_definition", "module"):
         left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
         if node.type == "for_statement" and left is not None and right is not None and text(data, left) == name:
-            return _listed(data, right, node)
+            return node, right
         node = node.parent
     return None
 
@@ -54,7 +67,7 @@ def _listed(data: bytes, iterated: Node, loop: Node) -> list[Node]:
         iterated = values[0] if len(values) == 1 and values[0] is not None else iterated
     if iterated.type not in ("list", "tuple"):
         return []
-    elements = iterated.named_children
+    elements = [e for e in iterated.named_children if e.type != "comment"]
     return elements if elements and all(e.type in _REFERENCES for e in elements) else []
 
 
@@ -161,13 +174,43 @@ class FileForms(Rows):
         if first[0].type not in ("identifier", "attribute") or self._defined_elsewhere(first[0]):
             return []
         form = "call" if method == "tool" else "add-tool-v2" if kind.flavor == "v2" else "add-tool"
-        listed = loop_elements(self.data, first[0])
+        listed = self._loop_functions(first[0])
         if listed is None:
             return [self._row(node, kind.sdk, form, self._name(args, "name", function_name(self.data, first[0])), args)]
         if not listed:
             return [self._row(node, kind.sdk, form, self._name(args, "name", None), args)]
-        return [self._row(element, kind.sdk, form, function_name(self.data, element), args) for element in listed
-                if not self._defined_elsewhere(element)]
+        return [self._row(element, kind.sdk, form, function_name(where.data, element), args, at=where)
+                for where, element in listed if where is not self.file or not self._defined_elsewhere(element)]
+
+    def _loop_functions(self, reference: Node) -> list[tuple[SourceFile, Node]] | None:
+        """The functions a loop variable takes, from a list of this file or of the module it imports
+        the list from (``for tool in read_tools:``); ``None``: no loop variable; empty: not known."""
+        listed = loop_elements(self.data, reference)
+        if listed is None or listed:
+            return [(self.file, element) for element in listed] if listed is not None else None
+        iterated = loop_iterated(self.data, reference)
+        imported = self.scope.imports.get(text(self.data, iterated)) if iterated is not None else None
+        return self.index.imported_list(imported, self.file.path) if iterated is not None and \
+            iterated.type == "identifier" else []
+
+    def wrapper_call(self, node: Node) -> list[Tool]:
+        """A plain call of a project wrapper that passes the tool's function on to ``add_tool``
+        (``add_read_only_tool(mcp, list_incidents)``): one row, or one per function of the list a
+        loop runs over (``for tool in read_tools: add_read_only_tool(mcp, tool)``)."""
+        wrapper = self._function_wrapper(node.child_by_field_name("function"))
+        param = wrapper.forwarded("fn") if wrapper is not None else None
+        args = node.child_by_field_name("arguments")
+        given = _bind(self.data, wrapper.params, args).get(param) if wrapper is not None and param else None
+        if wrapper is None or given is None:
+            return []
+        listed = self._loop_functions(given)
+        if not listed:
+            named = function_name(self.data, given) if listed is None else None
+            found = self._wrapped(node, wrapper, None, args, named)
+            return [found] if found is not None else []
+        rows = [self._wrapped(element, wrapper, None, args, function_name(where.data, element), where=where)
+                for where, element in listed]
+        return [row for row in rows if row is not None]
 
     def _defined_elsewhere(self, reference: Node) -> bool:
         """Whether ``add_tool(x)`` adds a tool already counted (from ``from_function`` or ``@tool``)."""

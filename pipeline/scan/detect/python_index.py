@@ -21,6 +21,7 @@ from pipeline.scan.detect.model import hint_field
 from pipeline.scan.detect.python_annotations import Helper, Presets, entries, is_hint_entries
 from pipeline.scan.detect.python_scope import Kind, Node, Scope, keywords, last_name, text
 from pipeline.scan.detect.python_wrappers import Wrapper, definition_decorator_at, parameters, wrapper_at
+from pipeline.scan.detect.source import SourceFile
 from pipeline.scan.detect.syntax import descendants, enclosing, unquote
 
 
@@ -53,6 +54,8 @@ class ProjectIndex:
     then a ``Tool(...)`` a function returns is one it lists (mcp-obsidian's tool handler classes)."""
     decorated: dict[str, set[str]] = field(default_factory=dict)
     """function name -> the files where ``@<server>.tool`` decorates a function of that name."""
+    modules: dict[str, SourceFile] = field(default_factory=dict)
+    """every Python file kept for the detector, by path (a list another module imports is read there)."""
     names: dict[str, str | None] = field(default_factory=dict)
     """string constants a tool name may be read from: ``NAME = "x"`` at module level and
     ``STATUS = "git_status"`` in a class body (key ``Class.STATUS``); None when defined twice
@@ -136,6 +139,27 @@ class ProjectIndex:
         elif not wrapper.receiver.startswith("self."):
             self.wrapper_functions[wrapper.name] = wrapper
         self.wrapper_bodies.add((path, definition.start_byte))
+
+    def imported_list(self, qualified: str | None, importer: str) -> list[tuple[SourceFile, Node]]:
+        """The function references of a module-level list that ``importer`` imports (``qualified``:
+        ``pkg.tools.read_tools``) from a file of the tree: ``read_tools = [list_incidents, ...]``."""
+        module, _, name = (qualified or "").rpartition(".")
+        wanted = module_paths(module, importer)
+        found = next((f for path, f in self.modules.items() for w in wanted if path == w or path.endswith("/" + w)),
+                     None)
+        if found is None:
+            return []
+        for statement in found.tree.root_node.named_children:
+            assignment = statement.named_children[0] if statement.type == "expression_statement" and \
+                statement.named_children else None
+            if assignment is not None and assignment.type == "assignment" and \
+                    text(found.data, assignment.child_by_field_name("left")) == name:
+                value = assignment.child_by_field_name("right")
+                elements = [e for e in value.named_children if e.type != "comment"] \
+                    if value is not None and value.type in ("list", "tuple") else []
+                return [(found, e) for e in elements] if all(e.type in ("identifier", "attribute")
+                                                             for e in elements) else []
+        return []
 
     def decorated_elsewhere(self, qualified: str | None, importer: str) -> bool:
         """Whether the imported ``module.function`` is decorated as a tool in that module's file:

@@ -50,16 +50,19 @@ class Rows:
         """functions and variables already counted as tools (``add_tool(x)`` adds nothing new)."""
 
     # -- rows ---------------------------------------------------------------------------------
-    def _row(self, node: Node, sdk: str, form: str, name: str | None, args: Node | None) -> Tool:
+    def _row(self, node: Node, sdk: str, form: str, name: str | None, args: Node | None, *,
+             at: SourceFile | None = None) -> Tool:
         given = keywords(self.data, args)
         annotations = self.reader.read(given.get("annotations"))
-        return self._tool(node, sdk, form, name, annotations, title=string_value(self.data, given.get("title")))
+        return self._tool(node, sdk, form, name, annotations, title=string_value(self.data, given.get("title")), at=at)
 
     def _tool(self, node: Node, sdk: str, form: str, name: str | None, annotations: Annotations, *,
-              via: str = "direct", title: str | None = None) -> Tool:
+              via: str = "direct", title: str | None = None, at: SourceFile | None = None) -> Tool:
+        """A row at ``node`` of this file (or of the file ``at``: an element of a list another module holds)."""
         if via == "direct" and annotations.source.startswith("preset:"):
             via = annotations.source
-        return Tool(self.file.path, self.file.line(node), sdk, name, f"python.{sdk}.{form}", annotations, via,
+        where = at or self.file
+        return Tool(where.path, where.line(node), sdk, name, f"python.{sdk}.{form}", annotations, via,
                     title, is_mcp=SDKS[sdk].is_mcp)
 
     def _name(self, args: Node | None, keyword: str, fallback: str | None) -> str | None:
@@ -135,7 +138,7 @@ class Rows:
         return self.index.wrapper_functions.get(qual.rsplit(".", 1)[-1] if qual else local)
 
     def _wrapped(self, at: Node, wrapper: Wrapper, instance: str | None, args: Node | None,
-                 fn: str | None) -> Tool | None:
+                 fn: str | None, *, where: SourceFile | None = None) -> Tool | None:
         """The row of one use of ``wrapper`` (``instance``: the wrapper object a method is called on)."""
         bound = _bind(self.data, wrapper.params, args)
         kind = self._wrapper_kind(wrapper, instance, bound)
@@ -157,7 +160,8 @@ class Rows:
         else:
             name = self._name(args, "name", fn)
         title = string_value(self.data, given("title"))
-        return self._tool(at, kind.sdk, "wrapper", name, annotations, via=f"wrapper:{wrapper.name}", title=title)
+        return self._tool(at, kind.sdk, "wrapper", name, annotations, via=f"wrapper:{wrapper.name}", title=title,
+                          at=where)
 
     def _bound_entry(self, entry: Entry, wrapper: Wrapper, bound: dict[str, Node]) -> Entry:
         """An inner annotation whose value is a parameter of the wrapper takes what this use binds

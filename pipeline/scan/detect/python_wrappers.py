@@ -73,6 +73,8 @@ def wrapper_at(data: bytes, scope: Scope, call: Node, sdk: Kind | None) -> tuple
     first = positionals(call.child_by_field_name("arguments"))[:1]
     if method == "tool" and first and first[0].type == "identifier" and text(data, first[0]) in own:
         forwards += (("name", text(data, first[0])),)  # mcp.tool(name) takes the name first
+    if method == "add_tool" and first and first[0].type == "identifier" and text(data, first[0]) in own:
+        forwards += (("fn", text(data, first[0])),)  # mcp.add_tool(fn): a call of the wrapper names the tool
     wrapper = Wrapper(f"{owner}.{name}" if owner else name, receiver, kind, tuple(inner) if inner else None,
                       _positional_params(data, definition), forwards, parameters(data, definition))
     return wrapper, definition, owner
