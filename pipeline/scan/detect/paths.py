@@ -12,8 +12,10 @@ VENDORED = frozenset(
     {"node_modules", "vendor", "site-packages", "dist-packages", "bower_components", "third_party",
      "third-party", ".venv", "venv", "Pods", "Carthage", ".yarn", "jspm_packages"}
 )
-#: folders of documentation; their code blocks and snippets are not servers
+#: folders of documentation; their code blocks and snippets are not servers ...
 DOCS_DIRS = frozenset({"docs", "doc", "documentation", "website"})
+#: ... unless they sit in a source folder: ``src/tools/docs/search-docs.ts`` is a docs-search tool
+SOURCE_DIRS = frozenset({"src", "lib", "pkg", "internal", "cmd", "app"})
 DOCS_EXTENSIONS = frozenset({".md", ".mdx", ".rst", ".adoc", ".txt", ".ipynb", ".html"})
 #: compiled JavaScript next to its TypeScript source would count every tool twice
 BUILD_DIRS = frozenset({"dist", "build", "out", ".next", "target"})
@@ -70,8 +72,9 @@ def _folders(directory: str) -> tuple[tuple[str, str] | None, tuple[tuple[str, s
     order, each as (reason, ``folder/``). Files of one folder arrive together: one look each."""
     folders = directory.split("/") if directory else []
     vendored = next((("vendored", f + "/") for f in folders if f in VENDORED), None)
+    source = next((i for i, f in enumerate(folders) if f in SOURCE_DIRS), len(folders))
     marked = tuple(("docs" if f.lower() in DOCS_DIRS else "build-output", f + "/")
-                   for f in folders if f.lower() in DOCS_DIRS or f in BUILD_DIRS)
+                   for i, f in enumerate(folders) if (f.lower() in DOCS_DIRS and i < source) or f in BUILD_DIRS)
     return vendored, marked
 
 
