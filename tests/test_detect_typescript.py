@@ -77,10 +77,11 @@ def test_openclaw_manifest_needs_the_agent_tool_shape_and_no_mcp_sdk() -> None:
 
 
 PLAIN_DECLARED = re.compile(
-    rb"""\b(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*(?::[^=;]{1,200})?=\s*(?:[\[{"'`(]|async\b|function\b)"""
+    rb"""\b(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*(?::(?:[^=]|=>){1,2000}?)?=(?![=>])\s*"""
+    rb"""(?:[\[{"'`(]|async\b|function\b)"""
     rb"""|\bfunction\s*\*?\s*([A-Za-z_$][\w$]*)"""
 )
-_TS_PIECES = st.sampled_from([b"const", b"let", b"var", b"function", b"async", b" ", b"\n", b"x", b"$", b"_", b"=",
+_TS_PIECES = st.sampled_from([b"const", b"let", b"var", b"function", b"async", b" ", b"\n", b"x", b"$", b"_", b"=", b">",
                               b"{", b"[", b"'", b"(", b":", b";", b"*", b"fun", b"c", b"l", b"v", b"f", b"9", b"."])
 
 
