@@ -159,7 +159,8 @@ class TypeScriptDetector:
                 (imports.openclaw or (imports.openclaw_shaped and agent_tool(res, call))):
             yield from self._emit("openclaw", "register-tool", forms.object_tools(res, call, False))
         elif member and name == "tool" and imports.mcp_server:
-            yield from self._loop_or(res, call, "tool", forms.legacy_tool)
+            if not self._project.wrapping.given_tool(call):
+                yield from self._loop_or(res, call, "tool", forms.legacy_tool)
         elif not member and name == "tool" and imports.vercel_ai and first == "object":
             yield from self._emit("vercel-ai", "tool", self._ai_tool(res, call))
         elif member and name in ("addTool", "addTools") and imports.fastmcp:

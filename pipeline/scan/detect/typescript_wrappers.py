@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from pipeline.scan.detect.source import GRAMMARS, SourceFile, extension
 from pipeline.scan.detect.syntax import capture_map, compiled
@@ -62,6 +62,13 @@ class Wrapper:
     """the parameter that names the tool."""
     inner: Wrapper | None = None
     """the wrapper ``call`` calls, when this one wraps another (followed down to the registration)."""
+    home: str | None = None
+    """for a function a factory returns, the file of the variable it is bound to (its name there)."""
+
+    @property
+    def where(self) -> str:
+        """The path of the file whose name for the wrapper this is."""
+        return self.home or self.function.file.path
 
 
 class Wrappers:
@@ -82,10 +89,11 @@ class Wrappers:
                inner: Wrapper | None = None) -> str | None:
         """The function ``fn`` around ``call`` is a wrapper when it is named and a parameter (``slot``)
         names the tool; its name, when it is a new one."""
-        name = function_name(fn, file) if fn is not None else None
+        name = (function_name(fn, file) or _returned_by(fn, file)) if fn is not None else None
         if fn is None or slot is None or not name:
             return None
         if any(w.function.file is file and w.function.node == fn for w in self.by_name[name]):
+            self.templates.add((file.path, call.start_byte))  # a second registration of the same wrapper
             return None
         self.by_name[name].append(Wrapper(name, sdk, Ref(file, fn), Ref(file, call), slot, inner))
         self.templates.add((file.path, call.start_byte))
@@ -100,6 +108,7 @@ class Wrappers:
         if self._deepened:
             return
         self._deepened = True
+        self._bind_returned()
         fresh = {name for name, found in self.by_name.items() if found}
         for _ in range(MAX_WRAPPER_DEPTH - 1):
             if not fresh:
@@ -108,6 +117,37 @@ class Wrappers:
                                % b"|".join(re.escape(name.encode()) for name in sorted(fresh)))
             fresh = {name for file in self.modules if shape.search(file.data) is not None
                      for name in self._wrappers_of(file, fresh)}
+
+    def given_tool(self, call: Ref) -> bool:
+        """Whether ``call`` is a method of the tool object a wrapper around it is given
+        (``tool.tool(sdk, args)`` in Speakeasy's registrar: the tool's handler, not a registration)."""
+        function = call.node.child_by_field_name("function")
+        receiver = function.child_by_field_name("object") if function is not None else None
+        if receiver is None or receiver.type != "identifier":
+            return False
+        for wrapper in (w for found in self.by_name.values() for w in found):
+            node, position = wrapper.function.node, wrapper.slot[0]
+            if wrapper.function.file is call.file and node.start_byte <= call.node.start_byte < node.end_byte:
+                patterns = params(node, call.file)
+                if position < len(patterns) and call.file.text(patterns[position]) == call.file.text(receiver):
+                    return True
+        return False
+
+    def _bind_returned(self) -> None:
+        """A function a factory returns (``createRegisterTool(server)`` returning ``(name, config, cb)
+        => server.registerTool(...)``) is a wrapper under the name of each variable bound to a call
+        of the factory (``const registerTool = createRegisterTool(server)``), in that variable's file."""
+        factories = {name.removesuffix(RETURNED): found for name, found in self.by_name.items()
+                     if name.endswith(RETURNED) and found}
+        if not factories:
+            return
+        names = b"|".join(re.escape(name.encode()) for name in sorted(factories))
+        bound = re.compile(rb"\b(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*(?::[^=;]{0,200})?=\s*(?:await\s+)?(%s)"
+                           rb"\s*(?:<[^()]{0,200}>)?\s*\(" % names)
+        for file in self.modules:
+            for alias, factory in bound.findall(file.data):
+                self.by_name[alias.decode()] += [replace(w, name=alias.decode(), home=file.path)
+                                                 for w in factories[factory.decode()]]
 
     def _wrappers_of(self, file: SourceFile, names: set[str]) -> list[str]:
         """The names of the new wrappers ``file`` defines around calls of the wrappers ``names``."""
@@ -131,9 +171,25 @@ class Wrappers:
         key = (name, file.path, member)
         if key not in self._sight:
             found = self.by_name.get(name) or []
-            at = seen_from(file.path, file.data, name, [w.function.file.path for w in found], member=member)
+            at = seen_from(file.path, file.data, name, [w.where for w in found], member=member)
             self._sight[key] = found[at] if at is not None else None
         return self._sight[key]
+
+
+#: the suffix of the name a factory's returned wrapper is learnt under (no call can name it)
+RETURNED = "()"
+
+
+def _returned_by(fn: Node, file: SourceFile) -> str | None:
+    """``factory()`` for an unnamed function that a named ``factory`` returns, else ``None``."""
+    parent = fn.parent
+    while parent is not None and parent.type in ("parenthesized_expression", "as_expression"):
+        parent = parent.parent
+    if parent is None or parent.type != "return_statement":
+        return None
+    factory = enclosing_function(parent)
+    name = function_name(factory, file) if factory is not None else None
+    return name + RETURNED if name else None
 
 
 def element_keys(wrapper: Wrapper) -> tuple[str, frozenset[str]] | None:
