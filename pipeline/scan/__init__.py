@@ -7,4 +7,5 @@ by another version is scanned again (from the cache, without downloading).
 SCANNER_VERSION = "6"  # 2: the registration detector runs in the same pass; 3: tree notes;
 # 4: wrappers of wrappers, mirrored Go types, TypeScript lists it cannot follow;
 # 5: TypeScript tools written as classes, hints assigned after the object is made;
-# 6: hints a wrapper takes as parameters, records of definitions a tools/list handler lists
+# 6: hints a wrapper takes as parameters, records of definitions a tools/list handler lists,
+# Python definition objects and plain wrapper calls, registrars a factory returns, client-side Java

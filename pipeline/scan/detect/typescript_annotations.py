@@ -103,6 +103,7 @@ class Resolver:
         if base is not None and prop is not None and base.type == "this" and self.members:
             member = self.members.get(ref.file.text(prop))
             return (self.resolve(member)[0], None) if member is not None else (ref, None)
+        base = unwrap(base) if base is not None else None  # (tool as { annotations?: ... }).annotations
         if base is None or prop is None or base.type not in ("identifier", "member_expression"):
             return ref, None
         owner, name = self.resolve(ref.at(base))  # a member of a member: tool.schema.name

@@ -175,11 +175,14 @@ class ProjectIndex:
     def local(self, ref: Ref, name: str) -> Ref | None:
         """The value of a ``const``/``let`` named ``name`` that a block around ``ref`` declares before
         it (the innermost), in a file that also declares ``name`` elsewhere: each of five loops' own
-        ``const toolName = ...``. ``None``: the file's one declaration, or the project's, decides."""
+        ``const toolName = ...``; or a block's ``const annotations = (tool as T).annotations`` (a
+        name or member, which the project's constants do not hold). ``None``: the file's one
+        declaration, or the project's, decides."""
         self._read_declarations(name)
-        if not any(c.file.path == ref.file.path for c in self.consts.get(name, ())):
-            return None
-        return declared_before(ref, name)
+        if any(c.file.path == ref.file.path for c in self.consts.get(name, ())):
+            return declared_before(ref, name)
+        found = declared_before(ref, name)
+        return found if found is not None and unwrap(found.node).type in ("identifier", "member_expression") else None
 
     def note_module(self, file: SourceFile) -> None:
         """Record a file that re-exports OpenClaw or declares types with its types (no parsing needed)."""
