@@ -1,4 +1,5 @@
-"""C# detector for the official SDK (``ModelContextProtocol`` NuGet packages, key ``csharp-mcp``).
+"""C# detector for the official SDK (``ModelContextProtocol`` NuGet packages, key ``csharp-mcp``), and
+for Azure Functions' ``[McpToolTrigger]`` (``csharp_functions``, key ``csharp-azure-functions``).
 
 Forms (rule ``csharp.csharp-mcp.<form>``), and the line each row reports:
 
@@ -33,6 +34,7 @@ from collections.abc import Iterator
 import tree_sitter
 
 from pipeline.scan.detect.csharp_forms import CSharpIndex, Declared, annotations_value, declared, derive_name, overlay
+from pipeline.scan.detect.csharp_functions import trigger_tools
 from pipeline.scan.detect.csharp_nodes import (
     ATTRIBUTE_NAMES,
     METHODS,
@@ -131,6 +133,7 @@ class CSharpDetector:
 
     def detect(self, file: SourceFile) -> Iterator[Tool | Exclusion]:
         """The tools ``file`` defines, or why it is left out."""
+        yield from trigger_tools(file, self.dependencies, self.known.constants)  # Azure Functions
         if not any(m in file.lower for m in _MARKERS):
             return
         candidate = _CANDIDATE.search(file.data) is not None

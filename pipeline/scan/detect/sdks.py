@@ -94,6 +94,7 @@ _ALL = (
         wire="kotlin",
     ),
     # .NET, PHP, Ruby, Swift
+    Sdk("csharp-azure-functions", "csharp", True, ("Microsoft.Azure.Functions.Worker.Extensions.Mcp",)),
     Sdk("csharp-mcp", "csharp", True, ("ModelContextProtocol", "ModelContextProtocol.AspNetCore",
                                        "ModelContextProtocol.Core")),
     Sdk("php-mcp-sdk", "php", True, ("Mcp\\", "mcp/sdk")),
