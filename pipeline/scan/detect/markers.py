@@ -14,16 +14,16 @@ PYTHON_HINTS = (b"readonlyhint", b"read_only_hint", b"destructivehint", b"destru
 PYTHON_INDEX = (b".tool(", b"add_tool(", b"toolannotations", b"list_tools", b"fastmcp(", b"mcpserver(", b"pydantic_ai")
 #: the words of a registration's shape (the rest are expressions: ``python.has_call_shape``)
 PYTHON_SHAPE = (b"list_tools", b"from_function", b"function_tool", b"toolannotations", b"class fastmcp",
-                b"class mcpserver")
+                b"class mcpserver", b"mcp_tool_trigger", b"mcptooltrigger")
 #: one of these must be in the file before its imports are read (a plain search is faster)
 PYTHON_DETECT = (b"mcp", b"agents", b"claude_agent_sdk", b"langchain", b"crewai", b"pydantic_ai", b"strands",
-                 b"agno", b"smolagents")
+                 b"agno", b"smolagents", b"azure.functions")
 
 # --- TypeScript and JavaScript
 #: lower-cased bytes of the packages the TypeScript detector attributes tools to
 TS_IMPORTS = (
     b"modelcontextprotocol", b"fastmcp", b"mcp-handler", b"mcp-adapter", b"agents/mcp", b"@mastra/", b"openclaw",
-    b"mcp-framework",
+    b"mcp-framework", b"@azure/functions",
 )
 #: lower-cased bytes that make a file worth indexing (it may define presets, tool lists, wrappers)
 TS_INDEX = (
@@ -33,7 +33,7 @@ TS_INDEX = (
 #: markers of a file importing the look-alike ``ai`` package
 TS_AI = (b'from "ai"', b"from 'ai'", b'require("ai")', b"require('ai')")
 #: callee names of the registration forms, lower-cased
-TS_CALLS = (b"registertool", b"tool(", b"addtool", b"setrequesthandler", b"createtool")
+TS_CALLS = (b"registertool", b"tool(", b"addtool", b"setrequesthandler", b"createtool", b"mcptool(")
 TS_DETECT = (*TS_IMPORTS, *TS_AI, b"toolannotations", b"class mcpserver", b"class fastmcp")
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pipeline.scan.detect.model import Tool
+from pipeline.scan.detect.model import NO_ANNOTATIONS, Tool
 from pipeline.scan.detect.python_rules import DECORATORS, FROM_FUNCTION, KNOWN_ROOTS, matches
 from pipeline.scan.detect.python_scope import (
     Kind,
@@ -26,6 +26,8 @@ from pipeline.scan.detect.python_wrapped import Rows, _bind
 from pipeline.scan.detect.source import SourceFile
 
 _REFERENCES = ("identifier", "attribute")
+#: the key of Azure Functions' MCP extension (its tool trigger declares no hints)
+AZURE_FUNCTIONS = "python-azure-functions"
 
 
 def loop_elements(data: bytes, reference: Node) -> list[Node] | None:
@@ -101,12 +103,28 @@ class FileForms(Rows):
                     first = positionals(args)[:1]
                     return self._row(at, sdk, form, string_value(self.data, first[0]) if first else None, args)
                 return self._row(at, sdk, form, self._name(args, keyword, fn), args)
+        if callee is not None and callee.type == "attribute" and (found := self._trigger(at, callee, args)):
+            return found
         if callee is not None and callee.type == "attribute":
             return self._method_decorator(at, callee, args, called, fn)
         wrapper = self._function_wrapper(callee)
         if wrapper is not None:
             return self._wrapped(at, wrapper, None, args, fn)
         return None
+
+    def _trigger(self, at: Node, callee: Node, args: Node | None) -> Tool | None:
+        """Azure Functions' MCP tool trigger (``azure.functions``): ``@app.mcp_tool_trigger(tool_name=...)``
+        or ``@app.generic_trigger(type="mcpToolTrigger", toolName=...)``; it declares no hints."""
+        method = text(self.data, callee.child_by_field_name("attribute"))
+        if method not in ("mcp_tool_trigger", "generic_trigger") or \
+                not any(q.startswith("azure.functions") for q in self.scope.imports.values()):
+            return None
+        given = keywords(self.data, args)
+        if method == "generic_trigger" and string_value(self.data, given.get("type")) != "mcpToolTrigger":
+            return None
+        named = given.get("tool_name", given.get("toolName"))
+        return self._tool(at, AZURE_FUNCTIONS, "trigger", self._literal(named) if named is not None else None,
+                          NO_ANNOTATIONS)
 
     def _method_decorator(self, at: Node, callee: Node, args: Node | None, called: bool, fn: str) -> Tool | None:
         method = text(self.data, callee.child_by_field_name("attribute"))

@@ -38,6 +38,7 @@ _ALL = (
     # Python
     Sdk("python-mcp", "python", True, ("mcp.server", "mcp")),
     Sdk("python-fastmcp", "python", True, ("fastmcp",)),
+    Sdk("python-azure-functions", "python", True, ("azure.functions", "azure-functions")),
     Sdk("python-claude-agent-sdk", "python", True, ("claude_agent_sdk", "claude-agent-sdk")),
     Sdk("langchain", "python", False, ("langchain", "langchain_core", "langchain-core")),
     Sdk("crewai", "python", False, ("crewai",)),
@@ -51,6 +52,7 @@ _ALL = (
     Sdk("ts-fastmcp", "typescript", True, ("fastmcp",)),
     Sdk("ts-mastra", "typescript", True, ("@mastra/mcp",)),
     Sdk("ts-mcp-framework", "typescript", True, ("mcp-framework",)),
+    Sdk("ts-azure-functions", "typescript", True, ("@azure/functions",)),
     Sdk("openclaw", "typescript", False, ("openclaw", "openclaw/plugin-sdk")),
     Sdk("vercel-ai", "typescript", False, ("ai",)),
     Sdk("mastra-agent", "typescript", False, ("@mastra/core",)),

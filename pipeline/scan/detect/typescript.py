@@ -38,7 +38,7 @@ from posixpath import dirname
 from pipeline.scan.detect import markers
 from pipeline.scan.detect import typescript_forms as forms
 from pipeline.scan.detect.deps import Dependencies
-from pipeline.scan.detect.model import Exclusion, Tool
+from pipeline.scan.detect.model import NO_ANNOTATIONS, Exclusion, Tool
 from pipeline.scan.detect.paths import in_tests
 from pipeline.scan.detect.sdks import SDKS
 from pipeline.scan.detect.source import GRAMMARS, SourceFile, extension
@@ -56,7 +56,7 @@ from pipeline.scan.detect.typescript_wrappers import Wrapper, captures, element_
 _INDEX_MARKERS = (*MARKERS, b"execute", b"createtool")
 _DETECT_MARKERS = markers.TS_DETECT
 #: callee names of the forms this module reads (wrapper names are added per tree)
-_FORMS = ("registerTool", "tool", "addTool", "addTools", "setRequestHandler", "createTool")
+_FORMS = ("registerTool", "tool", "addTool", "addTools", "setRequestHandler", "createTool", "mcpTool")
 _CALL_MARKERS = markers.TS_CALLS
 _OBJECTISH = ("object", "identifier", "call_expression")
 _HINTS = (b"readonlyhint", b"destructivehint", b"idempotenthint", b"openworldhint")
@@ -170,6 +170,10 @@ class TypeScriptDetector:
             yield from self._listed(res, call)
         elif not member and name == "createTool" and imports.mastra_core:
             yield from self._create_tool(res, call)
+        elif member and name == "mcpTool" and imports.azure_functions and len(args) >= 2:
+            options = res.resolve(call.at(args[1]))[0]
+            named = res.string(res.get(options, "toolName")) if options.node.type == "object" else None
+            yield from self._emit("ts-azure-functions", "trigger", [(call, ToolInfo(named, None, NO_ANNOTATIONS))])
         elif (wrapper := self._project.visible(name, call.file, member)) is not None:
             yield from self._wrapped(res, call, wrapper)
 

@@ -115,6 +115,11 @@ class Imports:
         return self._any("@mastra/core")
 
     @property
+    def azure_functions(self) -> bool:
+        """Azure Functions' programming model (``@azure/functions``), whose ``app.mcpTool`` defines a tool."""
+        return self._any("@azure/functions")
+
+    @property
     def mastra_mcp(self) -> bool:
         """Mastra's ``MCPServer`` (``@mastra/mcp``)."""
         return self._any("@mastra/mcp")
