@@ -20,7 +20,7 @@ import tree_sitter
 from pipeline.scan.detect.deps import Dependencies
 from pipeline.scan.detect.model import NO_ANNOTATIONS, Tool
 from pipeline.scan.detect.source import SourceFile
-from pipeline.scan.detect.syntax import compiled, named, unquote
+from pipeline.scan.detect.syntax import capture_map, compiled, named, unquote
 
 SDK = "csharp-azure-functions"
 PACKAGE = "Microsoft.Azure.Functions.Worker.Extensions.Mcp"
@@ -35,7 +35,7 @@ def trigger_tools(file: SourceFile, dependencies: Dependencies, constants: dict[
     if _USING.search(file.data) is None and dependencies.find((PACKAGE,), file.path) is None:
         return
     query = compiled("tree_sitter_c_sharp", "language", _QUERY)
-    for node in tree_sitter.QueryCursor(query).captures(file.tree.root_node).get("trigger", []):
+    for node in capture_map(query, file.tree.root_node).get("trigger", []):
         yield Tool(path=file.path, line=file.line(node), sdk=SDK, tool_name=_name(file, node, constants),
                    rule=f"csharp.{SDK}.trigger", annotations=NO_ANNOTATIONS, via="direct")
 

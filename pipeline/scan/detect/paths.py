@@ -12,8 +12,9 @@ VENDORED = frozenset(
     {"node_modules", "vendor", "site-packages", "dist-packages", "bower_components", "third_party",
      "third-party", ".venv", "venv", "Pods", "Carthage", ".yarn", "jspm_packages"}
 )
-#: folders of documentation; their code blocks and snippets are not servers ...
-DOCS_DIRS = frozenset({"docs", "doc", "documentation", "website"})
+#: folders of documentation; their code blocks and snippets are not servers ... (``website`` is
+#: not one: a hosting panel's ``operations/website/`` package holds its website tools)
+DOCS_DIRS = frozenset({"docs", "doc", "documentation"})
 #: ... unless they sit in a source folder: ``src/tools/docs/search-docs.ts`` is a docs-search tool
 SOURCE_DIRS = frozenset({"src", "lib", "pkg", "internal", "cmd", "app"})
 DOCS_EXTENSIONS = frozenset({".md", ".mdx", ".rst", ".adoc", ".txt", ".ipynb", ".html"})
@@ -27,6 +28,7 @@ MARKERS = (
     b"readonlyhint", b"read_only_hint", b"destructivehint", b"destructive_hint",
     b"idempotenthint", b"idempotent_hint", b"openworldhint", b"open_world_hint",
     b"toolannotation", b"modelcontextprotocol", b"mcpservertool", b"fastmcp", b"mcp.tool",
+    b"mcp.newtool", b"mark3labs/mcp-go", b"rmcp",
 )
 
 
