@@ -61,8 +61,17 @@ def legacy_tool(res: Resolver, call: Ref) -> Found:
     if middle and (_stringish(res, middle[0]) or len(middle) == 3):
         middle = middle[1:]
     chosen = middle[1] if len(middle) >= 2 else middle[0] if middle and _annotations_like(res, middle[0]) else None
+    if chosen is not None and _zod_shape(chosen):
+        chosen = None  # tool(name, description, params.shape, cb): a parameter schema, no annotations
     found, preset = read_annotations(res, chosen) if chosen is not None else (NO_ANNOTATIONS, None)
     return [(call, ToolInfo(res.string(args[0]), None, found, preset))]
+
+
+def _zod_shape(ref: Ref) -> bool:
+    """Whether an argument is a Zod object's ``.shape`` (what ``tool()`` takes as parameters)."""
+    node = unwrap(ref.node)
+    prop = node.child_by_field_name("property") if node.type == "member_expression" else None
+    return prop is not None and ref.file.text(prop) == "shape"
 
 
 def _stringish(res: Resolver, ref: Ref) -> bool:

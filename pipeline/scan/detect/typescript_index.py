@@ -64,6 +64,8 @@ _MASTRA_SERVER = re.compile(rb"\bnew\s+MCPServer\s*\(")
 #: It reads as ``\b(?:const|let|var)\s+(X)...|\bfunction...(X)``, written to start with the
 #: first letters ``[cflv]`` so that the engine skips to them (40% faster on TypeScript trees).
 #: A type annotation may hold ``;`` and ``=>`` (``const config: { title?: string; ... } = {``)
+#: what a block's constant may hold that the project's constants do not (``Resolver`` follows it)
+_LOCAL_VALUES = frozenset({"identifier", "member_expression", "call_expression"})
 DECLARED_NAMES = re.compile(
     rb"""[cflv](?<=\b[cflv])(?:(?:(?<=c)onst|(?<=l)et|(?<=v)ar)\s+([A-Za-z_$][\w$]*)\s*(?::(?:[^=]|=>){1,2000}?)?"""
     rb"""=(?![=>])\s*"""
@@ -102,7 +104,9 @@ class ProjectIndex:
         return self._seen("const", name, file, self.consts.get(name))
 
     def function(self, name: str, file: SourceFile) -> Ref | None:
-        """The helper function ``name``, preferring ``file``'s own."""
+        """The helper function ``name``, preferring ``file``'s own (in a file without the index's
+        words too, when ``file`` imports it: ``export const tools = (): Tool[] => [...]``)."""
+        self._declare_imported(name, file)
         self._read_declarations(name)
         return self._seen("function", name, file, self.functions.get(name))
 
@@ -175,14 +179,15 @@ class ProjectIndex:
     def local(self, ref: Ref, name: str) -> Ref | None:
         """The value of a ``const``/``let`` named ``name`` that a block around ``ref`` declares before
         it (the innermost), in a file that also declares ``name`` elsewhere: each of five loops' own
-        ``const toolName = ...``; or a block's ``const annotations = (tool as T).annotations`` (a
-        name or member, which the project's constants do not hold). ``None``: the file's one
+        ``const toolName = ...``; or a block's ``const annotations = (tool as T).annotations`` or
+        ``const allTools = tools()`` (a name, member or call, which the project's constants do not
+        hold). ``None``: the file's one
         declaration, or the project's, decides."""
         self._read_declarations(name)
         if any(c.file.path == ref.file.path for c in self.consts.get(name, ())):
             return declared_before(ref, name)
         found = declared_before(ref, name)
-        return found if found is not None and unwrap(found.node).type in ("identifier", "member_expression") else None
+        return found if found is not None and unwrap(found.node).type in _LOCAL_VALUES else None
 
     def note_module(self, file: SourceFile) -> None:
         """Record a file that re-exports OpenClaw or declares types with its types (no parsing needed)."""
