@@ -22,55 +22,10 @@ from pipeline.scan.detect.python_scope import (
     string_value,
     text,
 )
-from pipeline.scan.detect.python_wrapped import Rows, _bind
-from pipeline.scan.detect.source import SourceFile
+from pipeline.scan.detect.python_wrapped import Rows
 
-_REFERENCES = ("identifier", "attribute")
 #: the key of Azure Functions' MCP extension (its tool trigger declares no hints)
 AZURE_FUNCTIONS = "python-azure-functions"
-
-
-def loop_elements(data: bytes, reference: Node) -> list[Node] | None:
-    """The functions a ``for`` loop variable takes (``for fn in (search, fetch):``, or a list the
-    module assigns once): ``None`` when ``reference`` is no loop variable, empty when the loop runs
-    over something else."""
-    found = _loop(data, reference)
-    return _listed(data, found[1], found[0]) if found is not None else None
-
-
-def loop_iterated(data: bytes, reference: Node) -> Node | None:
-    """What the ``for`` loop whose variable ``reference`` is iterates (``None``: no loop variable)."""
-    found = _loop(data, reference)
-    return found[1] if found is not None else None
-
-
-def _loop(data: bytes, reference: Node) -> tuple[Node, Node] | None:
-    """The ``for`` statement whose variable ``reference`` is, and what it iterates."""
-    if reference.type != "identifier":
-        return None
-    name, node = text(data, reference), reference.parent
-    while node is not None and node.type not in ("function_definition", "class_definition", "module"):
-        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
-        if node.type == "for_statement" and left is not None and right is not None and text(data, left) == name:
-            return node, right
-        node = node.parent
-    return None
-
-
-def _listed(data: bytes, iterated: Node, loop: Node) -> list[Node]:
-    """The function references of a list or tuple literal, or of the module constant naming one."""
-    if iterated.type == "identifier":
-        module = loop
-        while module.parent is not None:
-            module = module.parent
-        values = [a.child_by_field_name("right") for s in module.named_children if s.type == "expression_statement"
-                  for a in s.named_children if a.type == "assignment" and text(data, a.child_by_field_name("left"))
-                  == text(data, iterated)]
-        iterated = values[0] if len(values) == 1 and values[0] is not None else iterated
-    if iterated.type not in ("list", "tuple"):
-        return []
-    elements = [e for e in iterated.named_children if e.type != "comment"]
-    return elements if elements and all(e.type in _REFERENCES for e in elements) else []
 
 
 class FileForms(Rows):
@@ -199,36 +154,6 @@ class FileForms(Rows):
             return [self._row(node, kind.sdk, form, self._name(args, "name", None), args)]
         return [self._row(element, kind.sdk, form, function_name(where.data, element), args, at=where)
                 for where, element in listed if where is not self.file or not self._defined_elsewhere(element)]
-
-    def _loop_functions(self, reference: Node) -> list[tuple[SourceFile, Node]] | None:
-        """The functions a loop variable takes, from a list of this file or of the module it imports
-        the list from (``for tool in read_tools:``); ``None``: no loop variable; empty: not known."""
-        listed = loop_elements(self.data, reference)
-        if listed is None or listed:
-            return [(self.file, element) for element in listed] if listed is not None else None
-        iterated = loop_iterated(self.data, reference)
-        imported = self.scope.imports.get(text(self.data, iterated)) if iterated is not None else None
-        return self.index.imported_list(imported, self.file.path) if iterated is not None and \
-            iterated.type == "identifier" else []
-
-    def wrapper_call(self, node: Node) -> list[Tool]:
-        """A plain call of a project wrapper that passes the tool's function on to ``add_tool``
-        (``add_read_only_tool(mcp, list_incidents)``): one row, or one per function of the list a
-        loop runs over (``for tool in read_tools: add_read_only_tool(mcp, tool)``)."""
-        wrapper = self._function_wrapper(node.child_by_field_name("function"))
-        param = wrapper.forwarded("fn") if wrapper is not None else None
-        args = node.child_by_field_name("arguments")
-        given = _bind(self.data, wrapper.params, args).get(param) if wrapper is not None and param else None
-        if wrapper is None or given is None:
-            return []
-        listed = self._loop_functions(given)
-        if not listed:
-            named = function_name(self.data, given) if listed is None else None
-            found = self._wrapped(node, wrapper, None, args, named)
-            return [found] if found is not None else []
-        rows = [self._wrapped(element, wrapper, None, args, function_name(where.data, element), where=where)
-                for where, element in listed]
-        return [row for row in rows if row is not None]
 
     def _defined_elsewhere(self, reference: Node) -> bool:
         """Whether ``add_tool(x)`` adds a tool already counted (from ``from_function`` or ``@tool``)."""

@@ -20,12 +20,14 @@ from pipeline.scan.detect.model import FALSE, HINT_FIELDS, TRUE, Annotations, To
 from pipeline.scan.detect.python_annotations import Entry, Reader
 from pipeline.scan.detect.python_definitions import definition_call
 from pipeline.scan.detect.python_index import ProjectIndex
+from pipeline.scan.detect.python_loops import loop_elements, loop_iterated
 from pipeline.scan.detect.python_rules import KNOWN_ROOTS, declared, fallback
 from pipeline.scan.detect.python_scope import (
     Kind,
     Node,
     Scope,
     classify,
+    function_name,
     keywords,
     last_name,
     positionals,
@@ -172,6 +174,36 @@ class Rows:
         if value in bound:
             return kind, key, text(self.data, bound[value])
         return (kind, key, default) if default is not None else entry
+
+    def _loop_functions(self, reference: Node) -> list[tuple[SourceFile, Node]] | None:
+        """The functions a loop variable takes, from a list of this file or of the module it imports
+        the list from (``for tool in read_tools:``); ``None``: no loop variable; empty: not known."""
+        listed = loop_elements(self.data, reference)
+        if listed is None or listed:
+            return [(self.file, element) for element in listed] if listed is not None else None
+        iterated = loop_iterated(self.data, reference)
+        imported = self.scope.imports.get(text(self.data, iterated)) if iterated is not None else None
+        return self.index.imported_list(imported, self.file.path) if iterated is not None and \
+            iterated.type == "identifier" else []
+
+    def wrapper_call(self, node: Node) -> list[Tool]:
+        """A plain call of a project wrapper that passes the tool's function on to ``add_tool``
+        (``add_read_only_tool(mcp, list_incidents)``): one row, or one per function of the list a
+        loop runs over (``for tool in read_tools: add_read_only_tool(mcp, tool)``)."""
+        wrapper = self._function_wrapper(node.child_by_field_name("function"))
+        param = wrapper.forwarded("fn") if wrapper is not None else None
+        args = node.child_by_field_name("arguments")
+        given = _bind(self.data, wrapper.params, args).get(param) if wrapper is not None and param else None
+        if wrapper is None or given is None:
+            return []
+        listed = self._loop_functions(given)
+        if not listed:
+            named = function_name(self.data, given) if listed is None else None
+            found = self._wrapped(node, wrapper, None, args, named)
+            return [found] if found is not None else []
+        rows = [self._wrapped(element, wrapper, None, args, function_name(where.data, element), where=where)
+                for where, element in listed]
+        return [row for row in rows if row is not None]
 
     def _wrapper_kind(self, wrapper: Wrapper, instance: str | None, bound: dict[str, Node]) -> Kind | None:
         if instance is not None and (arg := self.scope.wrapper_args.get(instance)):
