@@ -97,6 +97,7 @@ _QUERY = """
   (#any-of? @_method "tool" "add_tool" "from_function" "Tool"))) @call
 (call function: (call)) @call
 (call function: (identifier) @_name (#match? @_name "Tool$")) @call
+(call function: (identifier) @_bare (#eq? @_bare "add_tool")) @call
 (call function: [(identifier) (attribute)] @_annotations (#match? @_annotations "ToolAnnotations$")) @annotations
 (call arguments: (argument_list
   (keyword_argument name: (identifier) @_keyword (#eq? @_keyword "annotations")))) @definition

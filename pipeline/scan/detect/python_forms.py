@@ -8,9 +8,11 @@ other form on the first line of its call.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from pipeline.scan.detect.model import NO_ANNOTATIONS, Tool
+from pipeline.scan.detect.python_loops import loop_iterated
 from pipeline.scan.detect.python_rules import DECORATORS, FROM_FUNCTION, KNOWN_ROOTS, matches
 from pipeline.scan.detect.python_scope import (
     Kind,
@@ -23,6 +25,7 @@ from pipeline.scan.detect.python_scope import (
     text,
 )
 from pipeline.scan.detect.python_wrapped import Rows
+from pipeline.scan.detect.syntax import enclosing
 
 #: the key of Azure Functions' MCP extension (its tool trigger declares no hints)
 AZURE_FUNCTIONS = "python-azure-functions"
@@ -109,6 +112,9 @@ class FileForms(Rows):
         method = text(self.data, function.child_by_field_name("attribute")) if function.type == "attribute" else None
         if method in ("add_tool", "tool"):
             return self._register_call(node, function, method, args)
+        bare = function.type == "identifier" and text(self.data, function) == "add_tool"
+        if bare and self._given_add_tool(function, args):  # def register_tools(add_tool), given mcp.add_tool
+            return self._register_call(node, function, "add_tool", args)
         if function.type == "call":
             found = self._applied(node, function, args)
         elif method == "from_function":
@@ -116,6 +122,15 @@ class FileForms(Rows):
         else:
             found = self._low_level(node, function, args)
         return [found] if found is not None else []
+
+    def _given_add_tool(self, function: Node, args: Node | None) -> bool:
+        """Whether a bare ``add_tool(fn, ...)`` calls the SDK's method a function was given
+        (``def register_tools(add_tool):``) on a function of its own, not on one it passes on."""
+        first = positionals(args)[:1]
+        iterated = loop_iterated(self.data, first[0]) if first and first[0].type == "identifier" else None
+        given = iterated if iterated is not None and iterated.type == "identifier" else first[0] if first else None
+        passed_on = given is not None and given.type == "identifier" and _a_parameter(self.data, given)
+        return _a_parameter(self.data, function) and not passed_on
 
     def _receiver_kind(self, function: Node) -> Kind | None:
         bound = self.scope.receiver(function.child_by_field_name("object"))
@@ -222,6 +237,23 @@ class FileForms(Rows):
             parent = parent.parent
         target = parent.child_by_field_name("left") if parent is not None else None
         return target is not None and text(self.data, target) in self.index.tool_lists
+
+
+_PARAMETER_NAME = re.compile(r"[:=]")
+
+
+def _a_parameter(data: bytes, name: Node) -> bool:
+    """Whether an enclosing function takes ``name`` as a parameter (``def register_tools(add_tool):``,
+    given ``mcp.add_tool``): a project function of that name is a wrapper, read as one."""
+    function = enclosing(name, ("function_definition",))
+    while function is not None:
+        params = function.child_by_field_name("parameters")
+        given = {_PARAMETER_NAME.split(text(data, p))[0].strip().lstrip("*")
+                 for p in (params.named_children if params else [])}
+        if text(data, name) in given:  # plain, typed, default and splat (*tools) parameters
+            return True
+        function = enclosing(function, ("function_definition",))
+    return False
 
 
 def _calls_super(function: Node) -> bool:
