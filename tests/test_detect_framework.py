@@ -109,7 +109,8 @@ def test_the_nearest_manifest_that_holds_the_file_wins() -> None:
         ("types/index.d.ts", "type-definition"), ("README.md", "docs"), ("docs/examples/server.py", "docs"),
         ("dist/index.js", "build-output"), ("static/app.min.js", "generated"),
         ("src/server.py", None), ("tests/test_server.py", None), ("examples/go/main.go", None),
-        ("dist/server.py", None), ("src/tools/docs/search-docs.ts", None), ("website/src/docs/demo.ts", None), ("operations/website/list.go", None),
+        ("dist/server.py", None), ("src/tools/docs/search-docs.ts", None), ("website/src/docs/demo.ts", None),
+        ("operations/website/list.go", None),
         ("packages/api/docs/example.py", "docs"),
     ],
 )

@@ -81,8 +81,9 @@ PLAIN_DECLARED = re.compile(
     rb"""(?:[\[{"'`(]|async\b|function\b)"""
     rb"""|\bfunction\s*\*?\s*([A-Za-z_$][\w$]*)"""
 )
-_TS_PIECES = st.sampled_from([b"const", b"let", b"var", b"function", b"async", b" ", b"\n", b"x", b"$", b"_", b"=", b">",
-                              b"{", b"[", b"'", b"(", b":", b";", b"*", b"fun", b"c", b"l", b"v", b"f", b"9", b"."])
+_TS_PIECES = st.sampled_from([b"const", b"let", b"var", b"function", b"async", b" ", b"\n", b"x", b"$", b"_", b"=",
+                              b">", b"{", b"[", b"'", b"(", b":", b";", b"*", b"fun", b"c", b"l", b"v", b"f", b"9",
+                              b"."])
 
 
 @settings(max_examples=800, deadline=None)
