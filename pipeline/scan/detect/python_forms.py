@@ -8,7 +8,6 @@ other form on the first line of its call.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from pipeline.scan.detect.model import NO_ANNOTATIONS, Tool
@@ -25,6 +24,7 @@ from pipeline.scan.detect.python_scope import (
     text,
 )
 from pipeline.scan.detect.python_wrapped import Rows
+from pipeline.scan.detect.python_wrappers import parameter_names
 from pipeline.scan.detect.syntax import enclosing
 
 #: the key of Azure Functions' MCP extension (its tool trigger declares no hints)
@@ -239,18 +239,12 @@ class FileForms(Rows):
         return target is not None and text(self.data, target) in self.index.tool_lists
 
 
-_PARAMETER_NAME = re.compile(r"[:=]")
-
-
 def _a_parameter(data: bytes, name: Node) -> bool:
     """Whether an enclosing function takes ``name`` as a parameter (``def register_tools(add_tool):``,
     given ``mcp.add_tool``): a project function of that name is a wrapper, read as one."""
     function = enclosing(name, ("function_definition",))
     while function is not None:
-        params = function.child_by_field_name("parameters")
-        given = {_PARAMETER_NAME.split(text(data, p))[0].strip().lstrip("*")
-                 for p in (params.named_children if params else [])}
-        if text(data, name) in given:  # plain, typed, default and splat (*tools) parameters
+        if text(data, name) in parameter_names(data, function):
             return True
         function = enclosing(function, ("function_definition",))
     return False

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from pipeline.scan.detect.model import hint_field
 from pipeline.scan.detect.python_annotations import Helper, Presets, entries, is_hint_entries
+from pipeline.scan.detect.python_loops import module_list
 from pipeline.scan.detect.python_scope import Kind, Node, Scope, keywords, last_name, text
 from pipeline.scan.detect.python_wrappers import Wrapper, definition_decorator_at, parameters, wrapper_at
 from pipeline.scan.detect.source import SourceFile
@@ -147,19 +148,7 @@ class ProjectIndex:
         wanted = module_paths(module, importer)
         found = next((f for path, f in self.modules.items() for w in wanted if path == w or path.endswith("/" + w)),
                      None)
-        if found is None:
-            return []
-        for statement in found.tree.root_node.named_children:
-            assignment = statement.named_children[0] if statement.type == "expression_statement" and \
-                statement.named_children else None
-            if assignment is not None and assignment.type == "assignment" and \
-                    text(found.data, assignment.child_by_field_name("left")) == name:
-                value = assignment.child_by_field_name("right")
-                elements = [e for e in value.named_children if e.type != "comment"] \
-                    if value is not None and value.type in ("list", "tuple") else []
-                return [(found, e) for e in elements] if all(e.type in ("identifier", "attribute")
-                                                             for e in elements) else []
-        return []
+        return [(found, e) for e in module_list(found.data, found.tree.root_node, name)] if found is not None else []
 
     def decorated_elsewhere(self, qualified: str | None, importer: str) -> bool:
         """Whether the imported ``module.function`` is decorated as a tool in that module's file:

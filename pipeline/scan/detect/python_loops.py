@@ -45,11 +45,21 @@ def _listed(data: bytes, iterated: Node, loop: Node) -> list[Node]:
         module = loop
         while module.parent is not None:
             module = module.parent
-        values = [a.child_by_field_name("right") for s in module.named_children if s.type == "expression_statement"
-                  for a in s.named_children if a.type == "assignment" and text(data, a.child_by_field_name("left"))
-                  == text(data, iterated)]
-        iterated = values[0] if len(values) == 1 and values[0] is not None else iterated
-    if iterated.type not in ("list", "tuple"):
+        return module_list(data, module, text(data, iterated))
+    return _references(iterated)
+
+
+def module_list(data: bytes, module: Node, name: str) -> list[Node]:
+    """The function references of the list or tuple a module assigns once to ``name``
+    (``read_tools = [list_incidents, get_incident]``), else nothing."""
+    values = [a.child_by_field_name("right") for s in module.named_children if s.type == "expression_statement"
+              for a in s.named_children if a.type == "assignment" and text(data, a.child_by_field_name("left")) == name]
+    return _references(values[0]) if len(values) == 1 and values[0] is not None else []
+
+
+def _references(listed: Node) -> list[Node]:
+    """The elements of a list or tuple literal when every one names a function (comments aside)."""
+    if listed.type not in ("list", "tuple"):
         return []
-    elements = [e for e in iterated.named_children if e.type != "comment"]
+    elements = [e for e in listed.named_children if e.type != "comment"]
     return elements if elements and all(e.type in _REFERENCES for e in elements) else []

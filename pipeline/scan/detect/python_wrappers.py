@@ -14,6 +14,7 @@ names its tool and finds its SDK through the arguments given there.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from pipeline.scan.detect.model import hint_field
@@ -140,6 +141,15 @@ def parameters(data: bytes, node: Node) -> tuple[tuple[str, str | None], ...]:
             value = text(data, child.child_by_field_name("value"))
             found.append((text(data, child.child_by_field_name("name")), value))
     return tuple(p for p in found if p[0] not in ("self", "cls"))
+
+
+def parameter_names(data: bytes, node: Node) -> set[str]:
+    """Every name a function's parameters bind: plain, typed, defaulted and splat (``*tools``)."""
+    params = node.child_by_field_name("parameters")
+    return {_PARAMETER_END.split(text(data, p))[0].strip().lstrip("*") for p in named(params)} if params else set()
+
+
+_PARAMETER_END = re.compile(r"[:=]")
 
 
 def _outermost_function(node: Node) -> Node | None:
