@@ -64,13 +64,13 @@ _MASTRA_SERVER = re.compile(rb"\bnew\s+MCPServer\s*\(")
 #: It reads as ``\b(?:const|let|var)\s+(X)...|\bfunction...(X)``, written to start with the
 #: first letters ``[cflv]`` so that the engine skips to them (40% faster on TypeScript trees).
 #: A type annotation may hold ``;`` and ``=>`` (``const config: { title?: string; ... } = {``)
-#: what a block's constant may hold that the project's constants do not (``Resolver`` follows it)
-_LOCAL_VALUES = frozenset({"identifier", "member_expression", "call_expression"})
 DECLARED_NAMES = re.compile(
     rb"""[cflv](?<=\b[cflv])(?:(?:(?<=c)onst|(?<=l)et|(?<=v)ar)\s+([A-Za-z_$][\w$]*)\s*(?::(?:[^=]|=>){1,2000}?)?"""
     rb"""=(?![=>])\s*"""
     rb"""(?:[\[{"'`(]|async\b|function\b)|(?<=f)unction\s*\*?\s*([A-Za-z_$][\w$]*))"""
 )
+#: what a block's constant may hold that the project's constants do not (``Resolver`` follows it)
+_LOCAL_VALUES = frozenset({"identifier", "member_expression", "call_expression"})
 
 
 class ProjectIndex:
@@ -181,8 +181,7 @@ class ProjectIndex:
         it (the innermost), in a file that also declares ``name`` elsewhere: each of five loops' own
         ``const toolName = ...``; or a block's ``const annotations = (tool as T).annotations`` or
         ``const allTools = tools()`` (a name, member or call, which the project's constants do not
-        hold). ``None``: the file's one
-        declaration, or the project's, decides."""
+        hold). ``None``: the file's one declaration, or the project's, decides."""
         self._read_declarations(name)
         if any(c.file.path == ref.file.path for c in self.consts.get(name, ())):
             return declared_before(ref, name)
