@@ -43,7 +43,7 @@ from pipeline.scan.detect.python_index import ProjectIndex
 from pipeline.scan.detect.python_rules import KNOWN_ROOTS, fallback
 from pipeline.scan.detect.python_scope import Node, Scope, classify, last_name, string_value, text
 from pipeline.scan.detect.source import SourceFile
-from pipeline.scan.detect.syntax import capture_map, compiled, occurrences
+from pipeline.scan.detect.syntax import WORD_BYTES, capture_map, compiled, occurrences
 
 HINT_MARKERS, INDEX_MARKERS, DETECT_WORDS = markers.PYTHON_HINTS, markers.PYTHON_INDEX, markers.PYTHON_DETECT
 _IMPORT_KEYWORDS = (b"from ", b"from\t", b"import ", b"import\t")
@@ -68,7 +68,6 @@ SHAPE_WORDS = (*markers.PYTHON_SHAPE, *HINT_MARKERS)
 _CALL_AFTER = re.compile(rb"\s*\(")
 _ACCESS_AFTER = re.compile(rb"\s*[.=]")
 _DECORATOR = re.compile(rb"@[\w.]*tool\b")
-_WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 
 
 def has_call_shape(lower: bytes, data: bytes) -> bool:
@@ -81,7 +80,7 @@ def has_call_shape(lower: bytes, data: bytes) -> bool:
         dotted = lower[at - 1 : at] == b"."
         if _CALL_AFTER.match(lower, end) and (dotted or lower[at - 5 : at] == b".add_" or data[at:end] == b"Tool"):
             return True
-        if dotted and (end == len(lower) or lower[end] not in _WORD_BYTES) and not _ACCESS_AFTER.match(lower, end):
+        if dotted and (end == len(lower) or lower[end] not in WORD_BYTES) and not _ACCESS_AFTER.match(lower, end):
             return True
     return any(_DECORATOR.match(lower, at) for at in occurrences(lower, b"@"))
 

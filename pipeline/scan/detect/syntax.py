@@ -29,6 +29,10 @@ def capture_map(query: tree_sitter.Query, node: Node) -> dict[str, list[Node]]:
     return {name: sorted(set(nodes), key=lambda n: n.start_byte) for name, nodes in found.items()}
 
 
+#: the bytes ``re``'s ``\b`` counts as word characters (ASCII ``\w`` for bytes)
+WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+
+
 def occurrences(data: bytes, needle: bytes) -> Iterator[int]:
     """Every offset where ``needle`` starts in ``data``, overlapping ones included: the cheap
     prefilters look at a word's surroundings only where the word is."""

@@ -13,12 +13,11 @@ from posixpath import dirname, join, normpath
 
 from pipeline.scan.detect import markers
 from pipeline.scan.detect.source import SourceFile, extension
+from pipeline.scan.detect.syntax import WORD_BYTES, occurrences
 from pipeline.scan.detect.typescript_values import Node, unwrap
 
 _SPEC = re.compile(rb"""(?:\bfrom|\bimport|\brequire)\s*\(?\s*["']([^"'\n]{1,200})["']""")
 _SPEC_WORDS = (b"from", b"import", b"require")
-#: the bytes ``\b`` counts as word characters (``re``'s ASCII ``\w`` for bytes)
-_WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 _OPENCLAW_REEXPORT = re.compile(rb"""\bexport\b[^;]*?\bfrom\s*["']openclaw(?:/[^"']*)?["']""")
 #: packages that hand the caller an official ``McpServer`` (sdk-idioms 4.3)
 MCP_WRAPPERS = ("mcp-handler", "@vercel/mcp-adapter", "agents/mcp")
@@ -148,22 +147,14 @@ def module_specs(data: bytes) -> frozenset[str]:
     """Every module specifier a file's source imports or requires: what ``_SPEC.findall`` finds,
     tried only where one of its words starts a word (found with ``bytes.find``, many times faster
     than the pattern's scan of every position)."""
-    starts = sorted(at for word in _SPEC_WORDS for at in _word_starts(data, word))
+    starts = sorted(at for word in _SPEC_WORDS for at in occurrences(data, word)
+                    if at == 0 or data[at - 1] not in WORD_BYTES)
     specs, end = set(), 0
     for at in starts:
         if at >= end and (found := _SPEC.match(data, at)) is not None:
             specs.add(found.group(1).decode("utf-8", "replace"))
             end = found.end()
     return frozenset(specs)
-
-
-def _word_starts(data: bytes, word: bytes) -> list[int]:
-    found, at = [], data.find(word)
-    while at != -1:
-        if at == 0 or data[at - 1] not in _WORD_BYTES:
-            found.append(at)
-        at = data.find(word, at + 1)
-    return found
 
 
 def seen_from(path: str, data: bytes, name: str, homes: list[str], *, member: bool = False) -> int | None:
