@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from pipeline.scan.detect.python_scope import Node, keywords, last_name, positionals
+from pipeline.scan.detect.python_scope import Node, keywords, last_name, positionals, text
 
 #: callees that are forms of their own (or no definition at all)
 _NOT_DEFINITIONS = frozenset({"ToolAnnotations", "dict", "Tool", "FunctionTool"})
@@ -67,4 +67,4 @@ def definition_call(data: bytes, node: Node) -> DefinitionCall | None:
 def _mock_argument(data: bytes, node: Node) -> bool:
     """Whether ``node`` is a mock's keyword argument (``Mock(return_value=Definition(...))``)."""
     key = node.child_by_field_name("name") if node.type == "keyword_argument" else None
-    return key is not None and data[key.start_byte : key.end_byte].decode() in _MOCK_KEYWORDS
+    return key is not None and text(data, key) in _MOCK_KEYWORDS
