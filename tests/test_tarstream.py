@@ -18,7 +18,7 @@ import synth
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from pipeline import archive, tarstream
+from pipeline import archive, tarfields, tarstream
 from pipeline.archive import CHUNK_BYTES
 from pipeline.entries import display_path
 from pipeline.errors import ArchiveError
@@ -312,3 +312,44 @@ def test_held_content_is_the_current_members_only() -> None:
     assert reader.held(third) is None
     assert b"".join(reader.chunks(third)) == big
     assert reader.next() is None
+
+
+class Blocks:
+    """A stream whose ``read1`` hands out ``data`` in the given block sizes (the inflater's way)."""
+
+    def __init__(self, data: bytes, sizes: list[int]) -> None:
+        self.stream, self.sizes = io.BytesIO(data), sizes
+
+    def read(self, size: int, /) -> bytes:
+        return self.stream.read(size)
+
+    def read1(self, size: int, /) -> bytes:
+        return self.stream.read(self.sizes.pop(0) if self.sizes else size)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    data=st.binary(min_size=0, max_size=3000),
+    sizes=st.lists(st.integers(1, 700), max_size=12),
+    steps=st.lists(st.tuples(st.sampled_from(["read", "held", "window"]), st.integers(0, 1500)), max_size=25),
+)
+def test_read_ahead_hands_out_the_stream_in_order(data: bytes, sizes: list[int], steps: list[tuple[str, int]]) -> None:
+    """Whatever the blocks and the reads, the bytes handed out are the stream's, in order, and a
+    read across blocks leaves the rest of the last block held (``window`` starts there)."""
+    ahead = tarfields.ReadAhead(Blocks(data, sizes), size=1024)
+    at = 0  # the offset of the next byte to hand out
+    for step, count in steps:
+        if step == "read":
+            assert ahead.read(count) == data[at : at + count]
+            at = min(at + count, len(data))
+        elif step == "held":
+            got = ahead.held(count // 2, count)
+            if got is not None:
+                assert got == data[at : at + count // 2]
+                at += count
+        else:
+            buf, pos = ahead.window()
+            assert buf[pos:] == data[at : at + len(buf) - pos]
+            ahead.seek(pos + count)
+            at += min(count, len(buf) - pos)
+    assert ahead.read(len(data)) == data[at:]
