@@ -14,11 +14,15 @@ block. While the reader runs Python, a thread asking for the GIL waits for the s
 interval (5 ms by default) before the reader is made to let go, so the worker would spend
 more time waiting than inflating. ``_SwitchInterval`` shortens the interval while at least one
 ``Inflater`` is open (and puts it back after the last one closes).
+
+Once an archive proves large, ``keep_freed_blocks`` has the C allocator keep the memory of the
+blocks freed for the next ones, rather than hand it back to the kernel and fault it in again.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import queue
 import sys
 import threading
@@ -37,6 +41,34 @@ LARGE_AFTER_BYTES = 64 << 20
 QUEUE_BLOCKS = 4
 #: the switch interval while an inflater is open: the worker waits at most this long for the GIL
 SWITCH_SECONDS = 0.0005
+#: inflated bytes after which an archive is large enough for its freed blocks to be kept
+KEEP_AFTER_BYTES = 8 << 20
+#: free memory glibc may keep (``M_TRIM_THRESHOLD``) once blocks are kept
+KEPT_FREE_BYTES = 64 << 20
+_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3  # glibc's ``mallopt`` parameters
+
+
+@functools.cache
+def keep_freed_blocks() -> bool:
+    """Have glibc's allocator keep freed blocks for the next ones; once per process, and only
+    where ``mallopt`` takes the settings (Linux with glibc): whether it did.
+
+    By default glibc hands a freed block of a few MiB back to the kernel (it keeps free memory
+    only up to twice the largest block freed so far), so every block's pages are faulted in
+    afresh: on a 47 MB archive 20 thousand page faults, a quarter of ``census count``'s time.
+    With blocks taken from the heap (``M_MMAP_THRESHOLD`` above ``BLOCK_BYTES``) and up to
+    ``KEPT_FREE_BYTES`` kept free (``M_TRIM_THRESHOLD``), the next blocks reuse them: 8 thousand
+    faults there. The settings hold for the rest of the process.
+    """
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        import ctypes  # only here: 7 ms to import, worth it for a large archive only
+
+        mallopt = ctypes.CDLL(None).mallopt
+    except (ImportError, OSError, AttributeError):
+        return False
+    return bool(mallopt(_M_MMAP_THRESHOLD, 2 * BLOCK_BYTES)) and bool(mallopt(_M_TRIM_THRESHOLD, KEPT_FREE_BYTES))
 
 class Source(Protocol):
     """What the worker reads: a gzip reader's ``read(n)`` (``b""`` at the end) and ``close``."""
@@ -166,6 +198,8 @@ class Inflater:
                     block = stream.read(size)
                     if not self._put(block) or not block:
                         return
+                    if inflated < KEEP_AFTER_BYTES <= inflated + len(block):
+                        keep_freed_blocks()
                     inflated += len(block)
                     size = min(2 * size, self._block_bytes if inflated >= LARGE_AFTER_BYTES else SMALL_BLOCK_BYTES)
             finally:

@@ -145,3 +145,23 @@ def test_blocks_grow_past_a_mebibyte_only_once_the_archive_proves_large(monkeypa
     assert sum(sizes) == len(data)
     assert sizes[:6] == [mib // 4, mib // 2, mib, mib, mib, 2 * mib]  # 3.75 MiB in: the archive is large
     assert max(sizes) == 4 * mib
+
+
+@pytest.mark.parametrize(("size", "kept"), [(3 << 20, False), (9 << 20, True)])
+def test_freed_blocks_are_kept_once_the_archive_proves_large(size: int, kept: bool) -> None:
+    from pipeline import inflate
+
+    inflate.keep_freed_blocks.cache_clear()
+    data = _payload(size)
+    with Inflater(lambda: _opener(gzip.compress(data, compresslevel=1)), block_bytes=4 << 20) as inflater:
+        got = b"".join(iter(lambda: inflater.read1(4 << 20), b""))
+    assert got == data
+    assert inflate.keep_freed_blocks.cache_info().currsize == int(kept)  # asked once, past KEEP_AFTER_BYTES only
+    if kept and sys.platform.startswith("linux") and _glibc():
+        assert inflate.keep_freed_blocks() is True  # glibc took both settings
+
+
+def _glibc() -> bool:
+    import platform
+
+    return platform.libc_ver()[0] == "glibc"
