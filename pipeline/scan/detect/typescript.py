@@ -56,7 +56,8 @@ from pipeline.scan.detect.typescript_wrappers import Wrapper, captures, element_
 _INDEX_MARKERS = (*MARKERS, b"execute", b"createtool")
 _DETECT_MARKERS = markers.TS_DETECT
 #: callee names of the forms this module reads (wrapper names are added per tree)
-_FORMS = ("registerTool", "tool", "addTool", "addTools", "setRequestHandler", "createTool", "mcpTool")
+_FORMS = ("registerTool", "tool", "addTool", "addTools", "setRequestHandler", "createTool", "mcpTool",
+          "registerAppTool")
 _CALL_MARKERS = markers.TS_CALLS
 _OBJECTISH = ("object", "identifier", "call_expression")
 _HINTS = (b"readonlyhint", b"destructivehint", b"idempotenthint", b"openworldhint")
@@ -168,6 +169,8 @@ class TypeScriptDetector:
             yield from self._listed(res, call)
         elif not member and name == "createTool" and imports.mastra_core:
             yield from self._create_tool(res, call)
+        elif not member and name == "registerAppTool" and imports.mcp_apps and len(args) >= 3:
+            yield from self._loop_or(res, call, "register-app-tool", forms.register_app_tool)
         elif member and name == "mcpTool" and imports.azure_functions and len(args) >= 2:
             options = res.resolve(call.at(args[1]))[0]
             named = res.string(res.get(options, "toolName")) if options.node.type == "object" else None

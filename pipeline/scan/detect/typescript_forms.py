@@ -40,11 +40,24 @@ Found = list[tuple[Ref, ToolInfo]]
 #: reads the definitions one registration call makes
 Reader = Callable[[Resolver, Ref], Found]
 _STRINGS = frozenset({"string", "template_string", "binary_expression"})
+#: what an argument resolves to when its value cannot be read: the name itself
+_NAMES = frozenset({"identifier", "member_expression", "property_identifier"})
 
 
 def register_tool(res: Resolver, call: Ref) -> Found:
     """``server.registerTool(name, { title, annotations, ... }, cb)``."""
-    args = [call.at(a) for a in arguments(call.node)]
+    return _registered(res, call, [call.at(a) for a in arguments(call.node)])
+
+
+def register_app_tool(res: Resolver, call: Ref) -> Found:
+    """``registerAppTool(server, name, { title, annotations, _meta: { ui } }, cb)`` of the MCP Apps
+    extension (``@modelcontextprotocol/ext-apps/server``): ``registerTool``'s arguments, after the server
+    it calls ``registerTool`` on."""
+    return _registered(res, call, [call.at(a) for a in arguments(call.node)][1:])
+
+
+def _registered(res: Resolver, call: Ref, args: list[Ref]) -> Found:
+    """The tool of a ``registerTool``-shaped call: ``args`` are the name, the config and the callback."""
     if len(args) < 2:
         return []
     info = tool_info(res, args[1])
@@ -76,8 +89,13 @@ def _zod_shape(ref: Ref) -> bool:
 
 def _stringish(res: Resolver, ref: Ref) -> bool:
     """Whether a ``tool(...)`` argument is the description: a string as written, or a name or
-    member (``command.description``) that stands for one."""
-    return unwrap(ref.node).type in _STRINGS or unwrap(res.resolve(ref)[0].node).type in _STRINGS
+    member (``command.description``) that stands for one; where the value cannot be read (a
+    constant of a file the detector does not keep), a name that says so (``RUN_TESTS_DESCRIPTION``)."""
+    node, target = unwrap(ref.node), unwrap(res.resolve(ref)[0].node)
+    if node.type in _STRINGS or target.type in _STRINGS:
+        return True
+    named = node.child_by_field_name("property") if node.type == "member_expression" else node
+    return target.type in _NAMES and named is not None and "desc" in ref.file.text(named).lower()
 
 
 def _annotations_like(res: Resolver, ref: Ref) -> bool:

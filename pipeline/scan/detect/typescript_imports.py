@@ -99,6 +99,11 @@ class Imports:
         return self._any("@modelcontextprotocol/sdk/server", "@modelcontextprotocol/server", *MCP_WRAPPERS)
 
     @property
+    def mcp_apps(self) -> bool:
+        """The MCP Apps extension (``@modelcontextprotocol/ext-apps``), whose ``registerAppTool`` registers a tool."""
+        return self._any("@modelcontextprotocol/ext-apps")
+
+    @property
     def fastmcp(self) -> bool:
         """punkpeye ``fastmcp``."""
         return self._any("fastmcp")
