@@ -33,7 +33,15 @@ from collections.abc import Iterator
 
 import tree_sitter
 
-from pipeline.scan.detect.csharp_forms import CSharpIndex, Declared, annotations_value, declared, derive_name, overlay
+from pipeline.scan.detect.csharp_forms import (
+    CSharpIndex,
+    Declared,
+    annotations_value,
+    constants_of,
+    declared,
+    derive_name,
+    overlay,
+)
 from pipeline.scan.detect.csharp_functions import trigger_tools
 from pipeline.scan.detect.csharp_nodes import (
     ATTRIBUTE_NAMES,
@@ -63,7 +71,6 @@ _USING = re.compile(rb"^(?:\xef\xbb\xbf)?[ \t]*(?:global\s+)?using\s+(?:static\s
 _NAMESPACE = re.compile(rb"^[ \t]*namespace\s+([\w.]+)", re.M)
 _USED_NAMESPACE = re.compile(rb"^[ \t]*(?:global\s+)?using\s+([\w.]+)\s*;", re.M)
 _GLOBAL_USING = re.compile(rb"^(?:\xef\xbb\xbf)?[ \t]*global\s+using\s+(?:static\s+)?ModelContextProtocol\b", re.M)
-_CONST = re.compile(rb"\bconst\s+(?:string|bool)\s+(\w+)\s*=\s*(\"[^\"\\\n]*\"|true|false)\s*;")
 _CLIENT = re.compile(rb"\b(?:I?McpClient|McpClientFactory|McpClientTool)\b")
 _PRESET_TYPES = ("ToolAnnotations", "McpServerToolCreateOptions")
 _QUERY = """
@@ -95,9 +102,7 @@ class CSharpDetector:
     def index(self, file: SourceFile) -> None:
         """Learn string/bool constants, global usings, the project's own attribute and annotation presets."""
         if b"const " in file.data:
-            for name, value in _CONST.findall(file.data):
-                text = value.decode("utf-8", "replace").strip('"')
-                key = name.decode()
+            for key, text in constants_of(file.data).items():
                 seen = self.known.constants.get(key, text)
                 self.known.constants[key] = text if seen == text else None
         if not any(m in file.lower for m in _MARKERS):

@@ -85,6 +85,28 @@ def derive_name(method: str, is_async: bool) -> str:
     return snake_case_lower(name)
 
 
+#: a ``const string`` or ``const bool`` field: its name and value as written
+CONST = re.compile(rb"\bconst\s+(?:string|bool)\s+(\w+)\s*=\s*(\"[^\"\\\n]*\"|true|false)\s*;")
+
+
+def constants_of(data: bytes) -> dict[str, str | None]:
+    """The ``const`` fields of a file by name (``None`` where two of a name disagree)."""
+    found: dict[str, str | None] = {}
+    for name, value in CONST.findall(data):
+        text, key = value.decode("utf-8", "replace").strip('"'), name.decode()
+        found[key] = text if found.get(key, text) == text else None
+    return found
+
+
+def constant(file: SourceFile, node: Node, index: CSharpIndex) -> str | None:
+    """The value of the ``const`` a name stands for: a plain name is looked for in its own file
+    first (``ToolName`` is a constant of many classes), then in the tree."""
+    name = last_name(file, node)
+    if node.type == "identifier" and (own := file.kept("csharp-constants", lambda: constants_of(file.data)).get(name)):
+        return own
+    return index.constants.get(name)
+
+
 def string_value(file: SourceFile, node: Node | None, index: CSharpIndex) -> str | None:
     """A string literal, ``nameof(X.Y)`` or a known ``const string``; else None."""
     if node is None:
@@ -93,7 +115,7 @@ def string_value(file: SourceFile, node: Node | None, index: CSharpIndex) -> str
         args = node.child_by_field_name("arguments")
         return last_name(file, args).strip("()") if args is not None else None
     if node.type in ("identifier", "member_access_expression"):
-        return index.constants.get(last_name(file, node))
+        return constant(file, node, index)
     return unquote(file.text(node))
 
 
@@ -101,7 +123,7 @@ def hint_value(file: SourceFile, node: Node, index: CSharpIndex) -> str:
     """``true``/``false`` for a literal or a known ``const bool``, else ``dynamic``."""
     text = file.text(node)
     if node.type in ("identifier", "member_access_expression"):
-        text = index.constants.get(last_name(file, node)) or text
+        text = constant(file, node, index) or text
     return boolean(text)
 
 
