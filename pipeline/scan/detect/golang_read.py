@@ -114,6 +114,13 @@ def _annotations(scope: Scope, node: Node | None, built: _Builder) -> None:
         built.annotations = Annotations(source=DYNAMIC)
 
 
+def reassigned(scope: Scope, reading: Reading, value: Node) -> Reading:
+    """``reading`` with its annotations replaced by a later ``tool.Annotations = value``."""
+    built = _Builder(reading.name, reading.annotations, reading.tool_title, reading.preset, dict(reading.holes))
+    _annotations(scope, value, built)
+    return built.done()
+
+
 def _preset_name(scope: Scope, node: Node) -> str | None:
     if node.type == "call_expression":
         node = node.child_by_field_name("function") or node

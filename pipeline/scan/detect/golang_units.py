@@ -9,10 +9,11 @@ element of a ``[]pkg.Tool`` / ``[]*pkg.Tool`` / ``map[K]pkg.Tool`` literal, an m
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from pipeline.scan.detect.golang_read import Reading, read_new_tool, read_raw_schema, read_tool_literal
+from pipeline.scan.detect.golang_read import Reading, read_new_tool, read_raw_schema, read_tool_literal, reassigned
 from pipeline.scan.detect.golang_syntax import Node, Scope, arguments, callee, literal_fields, qualified, unwrap
 from pipeline.scan.detect.syntax import enclosing, named
 
@@ -143,9 +144,53 @@ def outer_call(node: Node) -> Node | None:
 
 
 def read_unit(scope: Scope, unit: Unit) -> Reading:
-    """What a unit writes: its name, tool title and annotations."""
+    """What a unit writes: its name, tool title and annotations (as a later ``tool.Annotations = X``
+    replaces them)."""
     if unit.kind == "literal" and unit.body is not None:
-        return read_tool_literal(scope, unit.body)
-    if unit.kind == "new-tool":
-        return read_new_tool(scope, unit.node)
-    return read_raw_schema(scope, unit.node)  # raw-schema and register-tool: a name, no annotations
+        reading = read_tool_literal(scope, unit.body)
+    elif unit.kind == "new-tool":
+        reading = read_new_tool(scope, unit.node)
+    else:
+        reading = read_raw_schema(scope, unit.node)  # raw-schema and register-tool: a name, no annotations
+    value = later_annotations(scope, unit.node) if unit.kind != "register-tool" else None
+    return reading if value is None else reassigned(scope, reading, value)
+
+
+def later_annotations(scope: Scope, node: Node) -> Node | None:
+    """The value a later ``VAR.Annotations = value`` gives the tool ``node`` makes, when ``node`` is
+    bound to ``VAR`` in a function (``tool := mcp.NewTool(..)``): the last such assignment before
+    ``VAR`` is bound again."""
+    name = _bound_to(scope, node) if b".annotations" in scope.file.lower else None
+    function = enclosing(node, (*FUNCTIONS, "func_literal")) if name is not None else None
+    if name is None or function is None:
+        return None
+    word, data = re.escape(name.encode()), scope.file.data
+    rebound = re.compile(rb"(?<![\w.])%s\s*:?=(?!=)" % word).search(data, node.end_byte, function.end_byte)
+    limit = rebound.start() if rebound is not None else function.end_byte
+    assigned = re.compile(rb"(?<![\w.])%s\.Annotations\s*=(?!=)" % word).finditer(data, node.end_byte, limit)
+    values = [_assigned_value(scope, found.start()) for found in assigned]
+    return next((value for value in reversed(values) if value is not None), None)
+
+
+def _assigned_value(scope: Scope, at: int) -> Node | None:
+    """The value of the assignment statement that starts at byte ``at``."""
+    node = scope.file.tree.root_node.descendant_for_byte_range(at, at)
+    statement = enclosing(node, ("assignment_statement",)) if node is not None else None
+    right = statement.child_by_field_name("right") if statement is not None else None
+    return next(iter(named(right)), None) if right is not None else None
+
+
+def _bound_to(scope: Scope, node: Node) -> str | None:
+    """The variable a definition is the value of (``tool := ..``, ``var tool = ..``, ``tool = ..``)."""
+    current = node
+    while current.parent is not None and current.parent.type in ("unary_expression", "expression_list"):
+        current = current.parent
+    holder = current.parent
+    if holder is None or holder.type not in ("short_var_declaration", "var_spec", "assignment_statement"):
+        return None
+    value = holder.child_by_field_name("right") or holder.child_by_field_name("value")
+    left = holder.child_by_field_name("left") or holder.child_by_field_name("name")
+    if value is None or left is None or not value.start_byte <= node.start_byte < value.end_byte:
+        return None
+    names = list(named(left)) if left.type == "expression_list" else [left]
+    return scope.file.text(names[0]) if len(names) == 1 and names[0].type == "identifier" else None
