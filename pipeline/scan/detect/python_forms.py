@@ -211,7 +211,8 @@ class FileForms(Rows):
         reference = first[0] if first else given.get("fn", given.get("func"))
         if node.parent is not None and node.parent.type == "assignment":
             self.counted.add(text(self.data, node.parent.child_by_field_name("left")))
-        name = self._name(args, "name", function_name(self.data, reference))
+        looped = reference is not None and loop_iterated(self.data, reference) is not None
+        name = self._name(args, "name", None if looped else function_name(self.data, reference))  # not `fn`
         return self._row(node, sdk, "from-function", name, args)
 
     def _low_level(self, node: Node, function: Node, args: Node | None) -> Tool | None:
