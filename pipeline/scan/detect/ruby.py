@@ -8,6 +8,9 @@ Forms (rule ``ruby.<sdk>.<form>``), and the line each row reports:
   or symbol keys, ``**PRESET`` or a lone constant: ``preset:<name>``). ``mcp``: ``title "..."`` is the
   tool-level title. ``fast-mcp``: the DSL ``read_only [v]``, ``destructive``, ``idempotent``,
   ``open_world``, ``title`` fills the annotations (source ``options`` when no ``annotations(...)``).
+- ``class-new``: ``Class.new(MCP::Tool) do ... end`` (or a project base, or ``{ ... }``), as specs make tools:
+  the block is read as a class body; without ``tool_name``, the constant it is assigned to names it as a
+  class name would (a local variable gives no name); line of the call.
 - ``define``: ``MCP::Tool.define(name:, title:, annotations:) { ... }``; ``define-tool``:
   ``server.define_tool(name:, annotations:) { ... }``; line of the call. ``title:`` is the tool title.
 
@@ -49,6 +52,7 @@ BASES = {"MCP::Tool": OFFICIAL, "FastMcp::Tool": FAST, "ActionTool::Base": FAST}
 _MARKERS = (b"mcp::", b"fastmcp", b"actiontool", b"define_tool", b"module mcp")
 _HINTS = (b"read_only", b"readonly", b"destructive", b"idempotent", b"open_world", b"openworld")
 _CLASS = re.compile(rb"^(?:\xef\xbb\xbf)?[ \t]*class\s+([\w:]+)\s*<\s*([\w:]+)", re.M)
+_CLASS_NEW = re.compile(rb"\bClass\.new\(\s*([\w:]+)\s*\)")
 _REQUIRE = re.compile(rb"^(?:\xef\xbb\xbf)?[ \t]*require(?:_relative)?[ \t(]+[\"']([^\"']+)[\"']", re.M)
 _SDK_SOURCE = (re.compile(rb"^(?:\xef\xbb\xbf)?[ \t]*module\s+(?:MCP|FastMcp)\b", re.M),
                re.compile(rb"^[ \t]*class\s+Tool\b", re.M),
@@ -56,7 +60,9 @@ _SDK_SOURCE = (re.compile(rb"^(?:\xef\xbb\xbf)?[ \t]*module\s+(?:MCP|FastMcp)\b"
 _OWN_ANNOTATIONS = re.compile(rb"^(?:\xef\xbb\xbf)?[ \t]*class\s+(?:[\w:]*::)?(\w*Annotations)\b", re.M)
 _CLIENT = re.compile(rb"\b(?:MCP|FastMcp)::Client\b")
 _QUERY = ('(class superclass: (superclass)) @class'
-          ' (call method: (identifier) @m (#any-of? @m "define" "define_tool")) @call')
+          ' (call method: (identifier) @m (#any-of? @m "define" "define_tool")) @call'
+          ' (call receiver: (constant) @_class method: (identifier) @_new arguments: (argument_list)'
+          ' block: [(do_block) (block)] (#eq? @_class "Class") (#eq? @_new "new")) @anonymous')
 #: lower-case bytes of a definition worth parsing the file for (project bases are checked separately)
 _CANDIDATES = (b"mcp::tool", b"actiontool::base", b"define_tool")
 _HASH_CONSTANT = re.compile(rb"^(?:\xef\xbb\xbf)?[ \t]*[A-Z][\w:]*\s*=\s*\{", re.M)
@@ -83,6 +89,9 @@ class RubyDetector:
             self.known.superclass[short] = parent.decode().lstrip(":")
             if BASES.get(parent.decode().lstrip(":")) in required:
                 self._required_bases.add(short)
+        for found in _CLASS_NEW.finditer(file.data):  # a project class extended by an anonymous one is a base
+            if (parent := found.group(1).decode().lstrip(":")) not in BASES:
+                self.known.superclass[f"{file.path}#{found.start()}"] = parent
         if any(h in file.lower for h in _HINTS) and _HASH_CONSTANT.search(file.data):
             captures = tree_sitter.QueryCursor(self._preset_query).captures(file.tree.root_node)
             for name, value in zip(captures.get("name", []), captures.get("value", []), strict=False):
@@ -131,7 +140,8 @@ class RubyDetector:
         """Whether ``file`` subclasses one of the project's own tool base classes (regex built once)."""
         if not self._bases_ready:
             names = sorted(re.escape(n) for n, parent in self.known.superclass.items() if parent in BASES)
-            self._bases = re.compile(rb"<\s*(?:[\w:]*::)?(?:" + "|".join(names).encode() + rb")\b") if names else None
+            self._bases = re.compile(rb"(?:<|Class\.new\()\s*(?:[\w:]*::)?(?:" + "|".join(names).encode() + rb")\b") \
+                if names else None
             self._bases_ready = True
         return self._bases is not None and self._bases.search(file.data) is not None
 
@@ -145,10 +155,13 @@ class RubyDetector:
     def _rows(self, file: SourceFile) -> Iterator[Tool | Exclusion]:
         attributed = self._attributed(file)
         captures = tree_sitter.QueryCursor(self._query).captures(file.tree.root_node)
-        nodes = captures.get("class", []) + captures.get("call", [])
+        anonymous = captures.get("anonymous", [])
+        nodes = captures.get("class", []) + captures.get("call", []) + anonymous
         for node in sorted(nodes, key=lambda n: n.start_byte):
             if node.type == "class":
                 yield from self._class(file, node, attributed)
+            elif node in anonymous:
+                yield from self._anonymous(file, node, attributed)
             elif (row := self._call(file, node, attributed)) is not None:
                 yield row
 
@@ -169,6 +182,24 @@ class RubyDetector:
             tool_name = fast_mcp_name(qualified_class_name(file, node))
         via = ann.source if ann.source.startswith("preset:") else "direct"
         yield Tool(file.path, file.line(node), key, tool_name, f"ruby.{key}.subclass", ann, via, tool_title)
+
+    def _anonymous(self, file: SourceFile, node: tree_sitter.Node, attributed: set[str]) -> Iterator[Tool | Exclusion]:
+        """``Class.new(MCP::Tool) do ... end``: a tool class with no constant of its own."""
+        given = node.child_by_field_name("arguments")
+        args = named(given) if given is not None else []
+        parent = file.text(args[0]) if len(args) == 1 and args[0].type in ("constant", "scope_resolution") else ""
+        sdk, block = self._sdk_of(parent) if parent else None, node.child_by_field_name("block")
+        if sdk is None or block is None:
+            return
+        key, through = sdk
+        if key not in attributed and through not in self._required_bases:
+            yield Exclusion(file.path, "unattributed", f"Class.new({parent}) makes an MCP tool; no require or Gemfile")
+            return
+        written, tool_name, tool_title, ann = _read_class(file, block, key, self.known)
+        if not written and (constant := _assigned_constant(file, node)) is not None:
+            tool_name = underscore(constant) if key == OFFICIAL else fast_mcp_name(constant)
+        via = ann.source if ann.source.startswith("preset:") else "direct"
+        yield Tool(file.path, file.line(node), key, tool_name, f"ruby.{key}.class-new", ann, via, tool_title)
 
     def _call(self, file: SourceFile, node: tree_sitter.Node, attributed: set[str]) -> Tool | None:
         method = file.text(node.child_by_field_name("method"))
@@ -195,6 +226,15 @@ def _required(data: bytes) -> set[str]:
         elif text == "mcp" or text.startswith("mcp/") or (text.startswith(".") and last == "mcp"):
             found.add(OFFICIAL)
     return found
+
+
+def _assigned_constant(file: SourceFile, node: tree_sitter.Node) -> str | None:
+    """The constant ``node`` is assigned to (``PingTool = Class.new(...)``), if any."""
+    parent = node.parent
+    left = parent.child_by_field_name("left") if parent is not None and parent.type == "assignment" else None
+    if left is None or left.type not in ("constant", "scope_resolution"):
+        return None
+    return file.text(left).rsplit("::", 1)[-1]
 
 
 def _read_class(file: SourceFile, node: tree_sitter.Node, sdk: str,
