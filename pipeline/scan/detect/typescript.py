@@ -191,7 +191,7 @@ class TypeScriptDetector:
         """What ``read`` finds at ``call``; when it names no tool, one definition per element of the
         list the call loops over, if any (the form suffixed ``-shaped`` when the elements are guessed)."""
         found = read(res, call)
-        if found and found[0][1].name is None:
+        if not found or found[0][1].name is None:  # a loop variable names no tool, or stands for no object
             expanded, guessed = expand_loop(res, call, read, self._shaped, keys)
             if expanded:
                 return expanded, f"{form}-shaped" if guessed else form

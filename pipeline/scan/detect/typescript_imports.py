@@ -193,6 +193,16 @@ def imports_name(data: bytes, name: str) -> bool:
     return re.search(pattern, data) is not None
 
 
+def imported_as(data: bytes, name: str) -> str | None:
+    """The exported name a file imports under the local ``name`` (``import { tools as browserTools }``)."""
+    word = name.encode()
+    if word not in data or b" as " not in data:
+        return None
+    found = re.search(rb"\bimport\s*(?:type\s+)?(?:[\w$]+\s*,\s*)?\{[^{}]*?([\w$]+)\s+as\s+%s(?![\w$])[^{}]*\}\s*from\b"
+                      % re.escape(word), data)
+    return found.group(1).decode() if found is not None and found.group(1) != word else None
+
+
 def names_module(path: str, specs: frozenset[str], target: str) -> bool:
     """Whether one of ``specs`` (the imports of the file at ``path``) names the file ``target``:
     a relative specifier resolved from ``path``, or a workspace package's path

@@ -28,6 +28,7 @@ from pipeline.scan.detect.typescript_classes import Subclasses
 from pipeline.scan.detect.typescript_imports import (
     Imports,
     default_export,
+    imported_as,
     imports_name,
     imports_of,
     module_key,
@@ -101,7 +102,10 @@ class ProjectIndex:
         """The value of constant ``name``, preferring ``file``'s own."""
         self._declare_imported(name, file)
         self._read_declarations(name)
-        return self._seen("const", name, file, self.consts.get(name))
+        found = self._seen("const", name, file, self.consts.get(name))
+        if found is None and (exported := imported_as(file.data, name)) is not None:
+            return self.const(exported, file)  # import { tools as browserTools }
+        return found
 
     def function(self, name: str, file: SourceFile) -> Ref | None:
         """The helper function ``name``, preferring ``file``'s own (in a file without the index's

@@ -51,7 +51,8 @@ def loop_list(call: Ref) -> tuple[Ref, Ref] | None:
     pattern that binds it), and the list it iterates."""
     args = arguments(call.node)
     variable = _base(call.at(args[0])) if args else None
-    names = {variable, *_derived_from(call, variable)} if variable else set()
+    variables = {variable} if variable else _name_sources(call.at(args[0])) if args else set()
+    names = {*variables, *(derived for name in variables for derived in _derived_from(call, name))}
     node = call.node.parent
     while names and node is not None:
         for name in names:
@@ -63,6 +64,19 @@ def loop_list(call: Ref) -> tuple[Ref, Ref] | None:
                 return found
         node = node.parent
     return None
+
+
+def _name_sources(arg: Ref) -> set[str]:
+    """The names an object literal's ``name`` is written with (``{ name }``, ``name: toolName``,
+    ``name: `web_${id}` ``): a loop variable among them makes the object one tool per element."""
+    node, found = unwrap(arg.node), set()
+    for child in named(node) if node.type == "object" else []:
+        key, value = child.child_by_field_name("key"), child.child_by_field_name("value")
+        if child.type == "shorthand_property_identifier" and arg.file.text(child) == "name":
+            found.add("name")
+        elif child.type == "pair" and key is not None and value is not None and arg.file.text(key) == "name":
+            found.update(arg.file.text(n) for n in descendants(value, ("identifier",)))
+    return found
 
 
 def _derived_from(call: Ref, name: str) -> set[str]:
