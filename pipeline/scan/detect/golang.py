@@ -30,7 +30,7 @@ from collections.abc import Iterator
 
 from pipeline.scan.detect.deps import Dependencies
 from pipeline.scan.detect.golang_index import Project
-from pipeline.scan.detect.golang_mirrors import mirror_imports, mirrored
+from pipeline.scan.detect.golang_mirrors import builder_mirrored, mirror_imports, mirrored
 from pipeline.scan.detect.golang_read import Reading, fill
 from pipeline.scan.detect.golang_syntax import (
     IMPORT_MARKERS,
@@ -68,6 +68,8 @@ class GoDetector:
         self.mirrors: dict[str, str] = {}
         """folder -> SDK of the project's packages that mirror an SDK's tool types (``golang_mirrors``)."""
         self._mirror_files: set[str] = set()
+        self.builders: dict[str, str] = {}
+        """folder -> SDK of the project's packages that keep mcp-go's builder API over an SDK's types."""
 
     def index(self, file: SourceFile) -> None:
         """Phase 1: constants, annotation presets, tool helpers and wrappers of SDK files."""
@@ -76,6 +78,8 @@ class GoDetector:
         if (mirror := mirrored(file, self.dependencies)) is not None:
             self.mirrors[mirror[0]] = mirror[1]
             self._mirror_files.add(file.path)
+        if (builder := builder_mirrored(file, self.dependencies)) is not None:
+            self.builders[builder[0]] = builder[1]
 
     def detect(self, file: SourceFile) -> Iterator[Tool | Exclusion]:
         """Phase 2: the tool definitions of ``file``, or why an MCP-looking file is left out."""
@@ -89,7 +93,7 @@ class GoDetector:
             return
         caps = captures(file.tree.root_node, self.project.wrapper_names)
         specs = caps.get("import", [])
-        imports = mirror_imports(file, specs, self.mirrors, read_imports(file, specs))
+        imports = mirror_imports(file, specs, self.mirrors, read_imports(file, specs), self.builders)
         scope = self.project.scope(file, imports, local=caps.get("const", []))
         tools = [*self._definitions(scope, caps), *self._wrapper_calls(scope, caps)]
         yield from sorted(tools, key=lambda tool: tool.line)
@@ -98,7 +102,7 @@ class GoDetector:
 
     def _imports_mirror(self, lower: bytes) -> bool:
         """Whether lower-cased content may import one of the project's mirror packages."""
-        return any(f'/{folder}"'.lower().encode() in lower for folder in self.mirrors if folder)
+        return any(f'/{folder}"'.lower().encode() in lower for folder in (*self.mirrors, *self.builders) if folder)
 
     def _definitions(self, scope: Scope, caps: dict[str, list[Node]]) -> Iterator[Tool]:
         for unit in units(scope, caps):

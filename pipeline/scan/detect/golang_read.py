@@ -162,7 +162,7 @@ def _option(scope: Scope, option: Node | None, built: _Builder) -> None:
     if option is None or option.type != "call_expression":
         return
     package, helper = callee(scope.file, option)
-    if package is None or scope.imports.tools.get(package) != "go-mcp-go":
+    if package is None or (scope.imports.tools.get(package) != "go-mcp-go" and package not in scope.imports.builders):
         return
     args = arguments(option)
     value = args[0] if args else None

@@ -105,6 +105,8 @@ class Imports:
     """SDK keys imported in any package (servers, clients)."""
     mirrors: frozenset[str] = frozenset()
     """local names (among ``tools``) of the project's own packages that mirror an SDK's types."""
+    builders: frozenset[str] = frozenset()
+    """local names (among ``tools``) of the project's own packages that keep mcp-go's builder API."""
 
 
 def read_imports(file: SourceFile, specs: list[Node]) -> Imports:

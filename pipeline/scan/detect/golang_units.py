@@ -82,6 +82,8 @@ def _call_unit(scope: Scope, call: Node) -> Unit | None:
     package, name = callee(scope.file, call)
     if package is None:
         return None
+    if package in scope.imports.builders and name == "NewTool":  # a project's mcp-go-style builder
+        return Unit(call, scope.imports.tools[package], "new-tool")
     if scope.imports.tools.get(package) == "go-mcp-go":
         kind = {"NewTool": "new-tool", "NewToolWithRawSchema": "raw-schema"}.get(name)
         return Unit(call, "go-mcp-go", kind) if kind else None
