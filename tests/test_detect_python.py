@@ -147,7 +147,8 @@ def test_imports_any_finds_exactly_what_the_import_line_expression_finds(source:
 
 
 SHAPE = re.compile(
-    rb"@[\w.]*tool\b|\.(?:add_)?tool\s*\(|\.tool\b(?!\s*[.=])|list_tools|from_function|function_tool|toolannotations"
+    rb"@[\w.]*tool\b|\.(?:add_)?tool\s*\(|add_tool\(|\.tool\b(?!\s*[.=])|list_tools|from_function|function_tool"
+    rb"|toolannotations"
     rb"|readonlyhint|read_only_hint|destructivehint|destructive_hint|idempotenthint|idempotent_hint|openworldhint"
     rb"|open_world_hint|class (?:fastmcp|mcpserver)"
 )

@@ -170,7 +170,7 @@ def test_a_loop_variable_is_never_a_constant_of_another_file() -> None:
                    "    s.registerTool(tool.name, { annotations: tool.annotations }, cb);\n  }\n}\n"
     fixture = "const tool = { name: 'fixture', annotations: { readOnlyHint: true } };\n"
     found = _tools({"src/server.ts": server, "src/test/fixture.ts": fixture})
-    assert [(t.path, t.tool_name, t.annotations.read_only_hint) for t in found] == [("src/server.ts", None, "unset")]
+    assert [(t.path, t.tool_name, t.annotations.read_only_hint) for t in found] == [("src/server.ts", None, "dynamic")]
     found = _tools({"src/server.ts": server, "src/defs.ts": fixture})
     assert [(t.path, t.tool_name, t.annotations.read_only_hint) for t in found] == [("src/defs.ts", "fixture", "true")]
     assert found[0].rule == "typescript.ts-mcp.register-tool-shaped"  # a guess, and the rule says so

@@ -4,8 +4,11 @@
 by another version is scanned again (from the cache, without downloading).
 """
 
-SCANNER_VERSION = "6"  # 2: the registration detector runs in the same pass; 3: tree notes;
+SCANNER_VERSION = "7"  # 2: the registration detector runs in the same pass; 3: tree notes;
 # 4: wrappers of wrappers, mirrored Go types, TypeScript lists it cannot follow;
 # 5: TypeScript tools written as classes, hints assigned after the object is made;
 # 6: hints a wrapper takes as parameters, records of definitions a tools/list handler lists,
 # Python definition objects and plain wrapper calls, registrars a factory returns, client-side Java
+# 7: every hint of an annotations object we cannot read is dynamic, MCP Apps' registerAppTool,
+# Go hints assigned after NewTool and builder mirrors, Ruby Class.new(MCP::Tool), TypeScript loops
+# over destructured elements and aliased imports, C# constants read from their own file first

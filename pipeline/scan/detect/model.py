@@ -116,6 +116,18 @@ class Tool:
     is_mcp: bool = field(default=True)
     """False for look-alikes (agent frameworks, plugins): recorded, never counted as MCP."""
 
+    def __post_init__(self) -> None:
+        """An annotations object we cannot read (``source`` ``dynamic``: ``annotations=TOOLS[name]``)
+        may hold any hint: each one not read from it is ``dynamic`` (unknown), not ``unset``."""
+        if self.annotations.source == DYNAMIC:
+            object.__setattr__(self, "annotations", unknown_hints(self.annotations))
+
+
+def unknown_hints(annotations: Annotations) -> Annotations:
+    """``annotations`` with every ``unset`` hint and title state made ``dynamic``."""
+    unknown = {name: DYNAMIC for name in (*HINT_FIELDS, "title_state") if getattr(annotations, name) == UNSET}
+    return replace(annotations, **unknown) if unknown else annotations
+
 
 @dataclass(frozen=True)
 class Exclusion:
