@@ -75,6 +75,7 @@ class GoDetector:
         """Phase 1: constants, annotation presets, tool helpers and wrappers of SDK files."""
         if _imports_sdk(file.lower) and worth_indexing(file.lower):
             self.project.learn(file)
+        self.project.learn_exported(file)
         if (mirror := mirrored(file, self.dependencies)) is not None:
             self.mirrors[mirror[0]] = mirror[1]
             self._mirror_files.add(file.path)

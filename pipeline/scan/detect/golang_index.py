@@ -17,6 +17,7 @@ Learned from files that import an MCP SDK (the only files whose declarations can
 
 from __future__ import annotations
 
+import re
 from posixpath import basename, dirname
 
 from pipeline.scan.detect.golang_read import is_annotation_literal, read_annotation_literal
@@ -44,12 +45,17 @@ from pipeline.scan.detect.model import FALSE, TRUE, Annotations
 from pipeline.scan.detect.source import SourceFile
 from pipeline.scan.detect.syntax import named, unquote
 
+#: an exported string constant, in a ``const`` block or declaration: ``ListPodsToolName = "list_pods"``
+_EXPORTED = re.compile(rb'(?m)^[ \t]*(?:const[ \t]+)?([A-Z]\w*)[ \t]*(?:string[ \t]*)?=[ \t]*"([^"\\\n]*)"[ \t]*(?://[^\n]*)?$')
+
 
 class Project:
     """Everything phase 1 learned, looked up by phase 2."""
 
     def __init__(self) -> None:
         self.strings: dict[str, str | None] = {}
+        self.exported: dict[str, str | None] = {}
+        """exported string constants of every Go file, by name (conflicting ones ``None``)."""
         self.bools: dict[str, str | None] = {}
         self.tool_helpers: set[str] = set()
         self.wrappers: dict[str, list[Wrapper]] = {}
@@ -72,7 +78,13 @@ class Project:
             strings, bools = dict(strings), dict(bools)
             for spec in local:
                 _constant(file, spec, strings, bools, overwrite=True)
-        return Scope(file, imports, strings, bools, presets, params or {})
+        return Scope(file, imports, strings, bools, presets, params or {}, self.exported)
+
+    def learn_exported(self, file: SourceFile) -> None:
+        """Remember the exported string constants of any Go file (``ListPodsToolName = "list_pods"``):
+        another package names a tool with them."""
+        for name, value in _EXPORTED.findall(file.data) if b"const" in file.data else ():
+            _remember(self.exported, name.decode(), value.decode("utf-8", "replace"), False)
 
     def learn(self, file: SourceFile) -> None:
         """Index one Go file that imports an MCP SDK."""
