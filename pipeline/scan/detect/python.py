@@ -135,6 +135,7 @@ class PythonDetector:
         """Phase 1: learn constants, presets, helpers, module objects and wrappers."""
         self.project.modules[file.path] = file
         if not _indexed(file):
+            self.project.learn_names(file.data)
             return
         found = captures(file)
         scope = build_scope(file, found, self.project)

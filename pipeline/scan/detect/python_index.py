@@ -25,6 +25,9 @@ from pipeline.scan.detect.python_wrappers import Wrapper, definition_decorator_a
 from pipeline.scan.detect.source import SourceFile
 from pipeline.scan.detect.syntax import descendants, enclosing, unquote
 
+#: a module-level upper-case constant holding a plain string: ``TOOL_A = "alpha"``
+_UPPER_CONSTANT = re.compile(
+    rb"""(?m)^([A-Z][A-Z0-9_]*)[ \t]*(?::[^=\n]*)?=[ \t]*((?:"[^"\\\n]*"|'[^'\\\n]*'))[ \t]*(?:#.*)?$""")
 
 @dataclass(frozen=True)
 class ObjectDef:
@@ -61,6 +64,14 @@ class ProjectIndex:
     """string constants a tool name may be read from: ``NAME = "x"`` at module level and
     ``STATUS = "git_status"`` in a class body (key ``Class.STATUS``); None when defined twice
     with different values."""
+
+    def learn_names(self, data: bytes) -> None:
+        """The module-level upper-case string constants of a file phase 1 does not parse
+        (``TOOL_A = "alpha"`` in ``config/consts.py``): another module names a tool with them."""
+        for name, value in _UPPER_CONSTANT.findall(data) if b"=" in data else ():
+            key, text_value = name.decode(), unquote(value.decode("utf-8", "replace"))
+            if text_value is not None:
+                self.names[key] = text_value if self.names.get(key, text_value) == text_value else None
 
     def name_constant(self, expression: str) -> str | None:
         """The value of ``NAME``, ``Class.NAME`` or ``Class.NAME.value`` when it is a known constant."""

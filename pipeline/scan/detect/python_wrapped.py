@@ -85,8 +85,17 @@ class Rows:
             return self._literal(value, attributes=False) if value is not None else None
         if node.type in ("identifier", "attribute"):
             found = self.index.name_constant(text(self.data, node))
+            if found is None and node.type == "attribute" and self._a_module(node.child_by_field_name("object")):
+                found = self.index.name_constant(text(self.data, node.child_by_field_name("attribute")))
             return found if found is not None or node.type == "attribute" else self._module_string(node)
         return string_value(self.data, node)
+
+    def _a_module(self, node: Node | None) -> bool:
+        """Whether ``node`` names a module this file imports (``consts`` of ``from pkg import consts``)."""
+        if node is None or node.type != "identifier":
+            return False
+        qualified = self.scope.imports.get(text(self.data, node))
+        return qualified is not None and qualified.rsplit(".", 1)[-1][:1].islower()
 
     def _module_string(self, node: Node) -> str | None:
         """A module-level ``NAME = "..."`` of this file (written once) that ``node`` names."""
