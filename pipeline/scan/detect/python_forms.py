@@ -116,8 +116,8 @@ class FileForms(Rows):
         if bare and self._given_add_tool(function, args):  # def register_tools(add_tool), given mcp.add_tool
             return self._register_call(node, function, "add_tool", args)
         if function.type == "call":
-            found = self._applied(node, function, args)
-        elif method == "from_function":
+            return self._applied(node, function, args)
+        if method == "from_function":
             found = self._from_function(node, function, args)
         else:
             found = self._low_level(node, function, args)
@@ -174,32 +174,37 @@ class FileForms(Rows):
         """Whether ``add_tool(x)`` adds a tool already counted (from ``from_function`` or ``@tool``)."""
         return text(self.data, reference) in self.counted
 
-    def _applied(self, node: Node, inner: Node, outer_args: Node | None) -> Tool | None:
+    def _applied(self, node: Node, inner: Node, outer_args: Node | None) -> list[Tool]:
+        """``mcp.tool(...)(fn)`` and a wrapper applied the same way; in a loop over a list of
+        functions, one row per function, at its place in the list."""
         function = inner.child_by_field_name("function")
         first = positionals(outer_args)[:1]
         if not first:
-            return None
+            return []
         reference = function_name(self.data, first[0])
         wrapper = self._function_wrapper(function)
         if wrapper is not None:  # wrap(mcp, "name", ...)(fn)
-            return self._wrapped(node, wrapper, None, inner.child_by_field_name("arguments"), reference)
+            return _listed(self._wrapped(node, wrapper, None, inner.child_by_field_name("arguments"), reference))
         if function is None or function.type != "attribute":
-            return None
+            return []
         method = text(self.data, function.child_by_field_name("attribute"))
         bound = self.scope.receiver(function.child_by_field_name("object"))
         if bound is not None and bound.startswith("wrapper:"):  # registry.tool(...)(fn)
             found = self.index.wrapper_classes.get(bound[8:], {}).get(method)
             instance = text(self.data, function.child_by_field_name("object"))
-            return self._wrapped(node, found, instance, inner.child_by_field_name("arguments"), reference) \
-                if found else None
-        if method != "tool":
-            return None
-        kind = self._receiver_kind(function)
+            return _listed(self._wrapped(node, found, instance, inner.child_by_field_name("arguments"), reference)
+                           if found else None)
+        kind = self._receiver_kind(function) if method == "tool" else None
         if kind is None or kind.flavor in ("lowlevel", "agent"):
-            return None
-        args = inner.child_by_field_name("arguments")
-        name = self._name(args, "name", reference)
-        return self._row(node, kind.sdk, "decorator-v2" if kind.flavor == "v2" else "decorator", name, args)
+            return []
+        args, form = inner.child_by_field_name("arguments"), "decorator-v2" if kind.flavor == "v2" else "decorator"
+        listed = self._loop_functions(first[0]) if first[0].type == "identifier" else None
+        if listed is None:
+            return [self._row(node, kind.sdk, form, self._name(args, "name", reference), args)]
+        if not listed:  # a loop over a list we cannot follow: its variable names no tool
+            return [self._row(node, kind.sdk, form, self._name(args, "name", None), args)]
+        return [self._row(element, kind.sdk, form, function_name(where.data, element), args, at=where)
+                for where, element in listed]
 
     def _from_function(self, node: Node, function: Node, args: Node | None) -> Tool | None:
         qual = self.scope.qualify(function.child_by_field_name("object")) or ""
@@ -238,6 +243,10 @@ class FileForms(Rows):
             parent = parent.parent
         target = parent.child_by_field_name("left") if parent is not None else None
         return target is not None and text(self.data, target) in self.index.tool_lists
+
+
+def _listed(found: Tool | None) -> list[Tool]:
+    return [found] if found is not None else []
 
 
 def _a_parameter(data: bytes, name: Node) -> bool:

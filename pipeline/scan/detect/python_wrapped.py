@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 
 from pipeline.scan.detect.deps import Dependencies
-from pipeline.scan.detect.model import FALSE, HINT_FIELDS, TRUE, Annotations, Tool
+from pipeline.scan.detect.model import DYNAMIC, FALSE, HINT_FIELDS, TRUE, Annotations, Tool
 from pipeline.scan.detect.python_annotations import Entry, Reader
 from pipeline.scan.detect.python_definitions import definition_call
 from pipeline.scan.detect.python_index import ProjectIndex
@@ -160,7 +160,9 @@ class Rows:
             param = wrapper.forwarded(keyword)
             return bound.get(param) if param is not None else keywords(self.data, args).get(keyword)
 
-        if given("annotations") is not None or wrapper.inner_annotations is None:
+        if given("annotations") is None and wrapper.unread:
+            annotations = Annotations(source=DYNAMIC)  # computed inside the wrapper
+        elif given("annotations") is not None or wrapper.inner_annotations is None:
             annotations = self.reader.read(given("annotations"))
         else:
             inner = [self._bound_entry(entry, wrapper, bound) for entry in wrapper.inner_annotations]

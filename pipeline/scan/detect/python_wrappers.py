@@ -44,6 +44,8 @@ class Wrapper:
     defaults: tuple[tuple[str, str | None], ...] = ()
     """every parameter with its default's text (``None`` without one): the inner annotations may
     take a hint from one (``ToolAnnotations(readOnlyHint=read_only)``)."""
+    unread: bool = False
+    """the wrapper passes annotations it computes (``{...} if read_only else None``): ``dynamic``."""
 
     def forwarded(self, keyword: str) -> str | None:
         """The wrapper parameter the SDK receives as ``keyword``, if any."""
@@ -76,8 +78,13 @@ def wrapper_at(data: bytes, scope: Scope, call: Node, sdk: Kind | None) -> tuple
         forwards += (("name", text(data, first[0])),)  # mcp.tool(name) takes the name first
     if method == "add_tool" and first and first[0].type == "identifier" and text(data, first[0]) in own:
         forwards += (("fn", text(data, first[0])),)  # mcp.add_tool(fn): a call of the wrapper names the tool
+    applied = _applied_to(data, call)
+    if method == "tool" and applied in own:
+        forwards += (("fn", applied),)  # mcp.tool(name=name)(fn): so does the function it is applied to
+    written = given.get("annotations")
+    unread = written is not None and inner is None and not (written.type == "identifier" and text(data, written) in own)
     wrapper = Wrapper(f"{owner}.{name}" if owner else name, receiver, kind, tuple(inner) if inner else None,
-                      _positional_params(data, definition), forwards, parameters(data, definition))
+                      _positional_params(data, definition), forwards, parameters(data, definition), unread)
     return wrapper, definition, owner
 
 
@@ -191,6 +198,18 @@ def _passes_through(data: bytes, call: Node, definition: Node) -> bool:
     given = {p for f in descendants(definition, ("function_definition",)) for p, _ in parameters(data, f)}
     given |= {text(data, f.child_by_field_name("name")) for f in descendants(definition, ("function_definition",))}
     return any(v is not None and v.type == "identifier" and text(data, v) in given for v in values)
+
+
+def _applied_to(data: bytes, call: Node) -> str | None:
+    """The name ``call`` is applied to, when its result is called at once with one (``mcp.tool(...)(fn)``,
+    or with a call of a decorator on one: ``mcp.tool(...)(async_background(fn))``)."""
+    parent = call.parent
+    if parent is None or parent.type != "call" or parent.child_by_field_name("function") != call:
+        return None
+    first = positionals(parent.child_by_field_name("arguments"))[:1]
+    if first and first[0].type == "call":
+        first = positionals(first[0].child_by_field_name("arguments"))[:1]
+    return text(data, first[0]) if first and first[0].type == "identifier" else None
 
 
 def _positional_params(data: bytes, node: Node) -> tuple[str, ...]:
