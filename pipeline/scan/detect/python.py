@@ -119,6 +119,8 @@ _INDEX_BUT_LIST = tuple(word for word in _INDEX_WORDS if word != "list_tools")
 #: a tool-list handler: ``@server.list_tools()`` (what phase 1 reads), not ``session.list_tools()``
 _LIST_HANDLER = re.compile(rb"@[^\n]*\.list_tools\(")
 _DETECT_WORDS = markers.words(DETECT_WORDS)
+#: a class extending an SDK server class
+_SERVER_CLASS = re.compile(rb"^[ \t]*class\s+\w+\s*\([^)]*\b(?:FastMCP|MCPServer)\b", re.MULTILINE)
 
 
 class PythonDetector:
@@ -136,6 +138,9 @@ class PythonDetector:
         self.project.modules[file.path] = file
         if not _indexed(file):
             self.project.learn_names(file.data)
+            if _SERVER_CLASS.search(file.data) is not None:  # class AppServer(FastMCP): in a module naming no tool
+                found = captures(file)
+                self.project.learn_classes(file.data, build_scope(file, found, self.project), found)
             return
         found = captures(file)
         scope = build_scope(file, found, self.project)
@@ -319,6 +324,8 @@ def _assignment(scope: Scope, node: Node, index: ProjectIndex) -> None:
     qual = scope.qualify(function)
     if classify(qual):
         scope.bindings[target] = qual or ""
+    elif (own := index.server_classes.get(last_name(scope.data, function) or "")) is not None:
+        scope.bindings[target] = own  # an instance of the project's subclass of an SDK server
     elif (name := last_name(scope.data, function)) in index.wrapper_classes and name is not None:
         scope.bindings[target] = f"wrapper:{name}"
         args = right.child_by_field_name("arguments")

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from pipeline.scan.detect.model import NO_ANNOTATIONS, Tool
+from pipeline.scan.detect.python_index import server_bases
 from pipeline.scan.detect.python_loops import loop_iterated
 from pipeline.scan.detect.python_rules import DECORATORS, FROM_FUNCTION, KNOWN_ROOTS, matches
 from pipeline.scan.detect.python_scope import (
@@ -132,6 +133,19 @@ class FileForms(Rows):
         passed_on = given is not None and given.type == "identifier" and _a_parameter(self.data, given)
         return _a_parameter(self.data, function) and not passed_on
 
+    def _plumbing(self, node: Node, function: Node | None) -> bool:
+        """Whether ``node`` is inside a method of the project's subclass of an SDK server, called on
+        ``self`` (or, for ``function`` ``None``, anywhere in it): the subclass passing on what its own
+        ``tool()`` is given, or rebuilding the tools its ``list_tools()`` lists, defines none."""
+        receiver = function.child_by_field_name("object") if function is not None else None
+        if receiver is not None and text(self.data, receiver) != "self":
+            return False
+        owner = enclosing(node, ("class_definition",))
+        if owner is None:
+            return False
+        name = text(self.data, owner.child_by_field_name("name"))
+        return name in self.index.server_classes or bool(server_bases(self.data, self.scope, owner))
+
     def _receiver_kind(self, function: Node) -> Kind | None:
         bound = self.scope.receiver(function.child_by_field_name("object"))
         if bound is not None:
@@ -154,8 +168,8 @@ class FileForms(Rows):
         first = positionals(args)[:1] or [given[k] for k in ("fn", "func") if k in given][:1]
         if kind is None or kind.flavor in ("lowlevel", "agent") or not first or first[0].type == "string":
             return []
-        if _calls_super(function) or self.index.decorated_elsewhere(self.scope.imports.get(text(self.data, first[0])),
-                                                                    self.file.path):
+        if _calls_super(function) or self._plumbing(node, function) or \
+                self.index.decorated_elsewhere(self.scope.imports.get(text(self.data, first[0])), self.file.path):
             return []  # an SDK subclass's own ``tool`` passing its arguments on; a tool counted where it is defined
         if method == "tool" and kind.flavor != "fastmcp":
             return []
@@ -224,7 +238,7 @@ class FileForms(Rows):
         qual = self.scope.qualify(function) or ""
         if qual != "mcp_types.Tool" and not (qual.startswith("mcp.") and qual.endswith(".Tool")):
             return None
-        if not self._serves_tool_list(node):
+        if not self._serves_tool_list(node) or self._plumbing(node, None):
             return None
         given = keywords(self.data, args)
         v2 = "input_schema" in given or self.fallback == Kind("python-mcp", "v2") or b"on_list_tools" in self.file.lower

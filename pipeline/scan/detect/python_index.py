@@ -20,11 +20,13 @@ from dataclasses import dataclass, field
 from pipeline.scan.detect.model import hint_field
 from pipeline.scan.detect.python_annotations import Helper, Presets, entries, is_hint_entries
 from pipeline.scan.detect.python_loops import module_list
-from pipeline.scan.detect.python_scope import Kind, Node, Scope, keywords, last_name, text
+from pipeline.scan.detect.python_scope import Kind, Node, Scope, classify, keywords, last_name, text
 from pipeline.scan.detect.python_wrappers import Wrapper, definition_decorator_at, parameters, wrapper_at
 from pipeline.scan.detect.source import SourceFile
 from pipeline.scan.detect.syntax import descendants, enclosing, unquote
 
+#: the SDK objects a project may subclass to make its own server class
+SERVER_FLAVORS = ("fastmcp", "v1", "v2")
 #: a module-level upper-case constant holding a plain string: ``TOOL_A = "alpha"``
 _UPPER_CONSTANT = re.compile(
     rb"""(?m)^([A-Z][A-Z0-9_]*)[ \t]*(?::[^=\n]*)?=[ \t]*((?:"[^"\\\n]*"|'[^'\\\n]*'))[ \t]*(?:#.*)?$""")
@@ -60,6 +62,9 @@ class ProjectIndex:
     """function name -> the files where ``@<server>.tool`` decorates a function of that name."""
     modules: dict[str, SourceFile] = field(default_factory=dict)
     """every Python file kept for the detector, by path (a list another module imports is read there)."""
+    server_classes: dict[str, str] = field(default_factory=dict)
+    """a project's subclasses of an SDK server class, by name -> the SDK class's qualified name
+    (``class GitGuardianFastMCP(FastMCP)``): an object another module builds with one is a server."""
     names: dict[str, str | None] = field(default_factory=dict)
     """string constants a tool name may be read from: ``NAME = "x"`` at module level and
     ``STATUS = "git_status"`` in a class body (key ``Class.STATUS``); None when defined twice
@@ -72,6 +77,12 @@ class ProjectIndex:
             key, text_value = name.decode(), unquote(value.decode("utf-8", "replace"))
             if text_value is not None:
                 self.names[key] = text_value if self.names.get(key, text_value) == text_value else None
+
+    def learn_classes(self, data: bytes, scope: Scope, found: dict[str, list[Node]]) -> None:
+        """Remember the classes of a file that subclass an SDK server class (``server_classes``)."""
+        for node in found.get("class", []):
+            for base in server_bases(data, scope, node):
+                self.server_classes[text(data, node.child_by_field_name("name"))] = base
 
     def name_constant(self, expression: str) -> str | None:
         """The value of ``NAME``, ``Class.NAME`` or ``Class.NAME.value`` when it is a known constant."""
@@ -101,6 +112,7 @@ class ProjectIndex:
         for node in found.get("call", []):
             self._on_list_tools(data, node)
             self._wrapper(path, data, scope, node, sdk)
+        self.learn_classes(data, scope, found)
         for node in found.get("annotations", []):
             if (made := definition_decorator_at(data, node, sdk)) is not None:
                 self.wrapper_functions[made[0].name] = made[0]
@@ -236,3 +248,11 @@ def _shared_folders(path: str, other: str) -> int:
             break
         shared += 1
     return shared
+
+
+def server_bases(data: bytes, scope: Scope, node: Node) -> list[str]:
+    """The SDK server classes (``FastMCP``, ``MCPServer``) a class definition extends, qualified."""
+    bases = node.child_by_field_name("superclasses")
+    found = [scope.qualify(base) for base in (bases.named_children if bases is not None else [])
+             if base.type in ("identifier", "attribute")]
+    return [qual for qual in found if qual and (kind := classify(qual)) is not None and kind.flavor in SERVER_FLAVORS]
