@@ -133,12 +133,19 @@ class FileForms(Rows):
         passed_on = given is not None and given.type == "identifier" and _a_parameter(self.data, given)
         return _a_parameter(self.data, function) and not passed_on
 
-    def _plumbing(self, node: Node, function: Node | None) -> bool:
-        """Whether ``node`` is inside a method of the project's subclass of an SDK server, called on
-        ``self`` (or, for ``function`` ``None``, anywhere in it): the subclass passing on what its own
-        ``tool()`` is given, or rebuilding the tools its ``list_tools()`` lists, defines none."""
+    def _plumbing(self, node: Node, function: Node | None, given: Node | None) -> bool:
+        """Whether ``node`` is the plumbing of the project's subclass of an SDK server: a method
+        passing on to ``self.add_tool`` a function it is given (``given``, its own ``tool()``), or a
+        ``Tool(**data)`` (``function`` ``None``, ``given`` its arguments) rebuilding what its
+        ``list_tools()`` lists. Its own tools (``self.tool(find, name=...)``) are tools."""
         receiver = function.child_by_field_name("object") if function is not None else None
-        if receiver is not None and text(self.data, receiver) != "self":
+        if function is not None and (receiver is None or text(self.data, receiver) != "self"):
+            return False
+        if function is not None and not (given is not None and given.type == "identifier" and
+                                         _a_parameter(self.data, given)):
+            return False
+        if function is None and not (given is not None and given.named_children and
+                                     all(c.type == "dictionary_splat" for c in given.named_children)):
             return False
         owner = enclosing(node, ("class_definition",))
         if owner is None:
@@ -168,7 +175,7 @@ class FileForms(Rows):
         first = positionals(args)[:1] or [given[k] for k in ("fn", "func") if k in given][:1]
         if kind is None or kind.flavor in ("lowlevel", "agent") or not first or first[0].type == "string":
             return []
-        if _calls_super(function) or self._plumbing(node, function) or \
+        if _calls_super(function) or self._plumbing(node, function, first[0]) or \
                 self.index.decorated_elsewhere(self.scope.imports.get(text(self.data, first[0])), self.file.path):
             return []  # an SDK subclass's own ``tool`` passing its arguments on; a tool counted where it is defined
         if method == "tool" and kind.flavor != "fastmcp":
@@ -238,7 +245,7 @@ class FileForms(Rows):
         qual = self.scope.qualify(function) or ""
         if qual != "mcp_types.Tool" and not (qual.startswith("mcp.") and qual.endswith(".Tool")):
             return None
-        if not self._serves_tool_list(node) or self._plumbing(node, None):
+        if not self._serves_tool_list(node) or self._plumbing(node, None, args):
             return None
         given = keywords(self.data, args)
         v2 = "input_schema" in given or self.fallback == Kind("python-mcp", "v2") or b"on_list_tools" in self.file.lower

@@ -17,7 +17,14 @@ from typing import TYPE_CHECKING
 
 from pipeline.scan.detect.paths import in_tests
 from pipeline.scan.detect.syntax import descendants, named
-from pipeline.scan.detect.typescript_annotations import Resolver, ToolInfo, helper_object, tool_info, tool_objects
+from pipeline.scan.detect.typescript_annotations import (
+    Resolver,
+    ToolInfo,
+    bind,
+    helper_object,
+    tool_info,
+    tool_objects,
+)
 from pipeline.scan.detect.typescript_forms import Found, Reader
 from pipeline.scan.detect.typescript_values import (
     Env,
@@ -149,7 +156,9 @@ def expand_loop(res: Resolver, call: Ref, read: Reader, shaped: Shaped | None = 
     pattern, listed = loop
     if pattern.node.type == "array_pattern":  # for (const [name, tool] of Object.entries(TOOLS))
         return _each_entry(res, call, read, pattern, _entries(res, listed)), False
-    found = _each(res, call, read, pattern, tool_objects(res, listed), guessed=False)
+    made = _made(res, listed)
+    found = _each_made(call, read, pattern, made) if made else _each(
+        res, call, read, pattern, tool_objects(res, listed), guessed=False)
     if any(info.name for _, info in found) or shaped is None or (keys := keys or read_keys(call, pattern)) is None:
         return found, False
     guessed = _each(res, call, read, pattern, shaped(call, *keys), guessed=True)
@@ -162,6 +171,33 @@ def _each(res: Resolver, call: Ref, read: Reader, pattern: Ref, elements: list[R
     for element in elements:
         infos = [info for _, info in read(res.bound(_bound(res, pattern, element)), call)]
         found.extend((element, _own_annotations(res, element, info) if guessed else info) for info in infos)
+    return found
+
+
+def _made(res: Resolver, listed: Ref) -> list[tuple[Ref, Resolver, Ref]]:
+    """For a list literal whose elements are calls of a project factory returning a tool object
+    (``[makeTool("list_contacts", ...), makeTool(...)]``): each call, a resolver with the factory's
+    parameters bound to its arguments, and the object it returns. Empty for any other list."""
+    target, _ = res.resolve(listed)
+    if target.node.type != "array":
+        return []
+    made: list[tuple[Ref, Resolver, Ref]] = []
+    for element in (e for e in target.node.named_children if e.type != "comment"):
+        at = target.at(element)
+        found = helper_object(res, at) if element.type == "call_expression" else None
+        if found is None:
+            return []
+        helper, obj = found
+        made.append((at, res.within(helper, bind(helper, [at.at(a) for a in arguments(element)], res)), obj))
+    return made
+
+
+def _each_made(call: Ref, read: Reader, pattern: Ref, made: list[tuple[Ref, Resolver, Ref]]) -> Found:
+    """What ``read`` finds at ``call`` with the loop variable bound to each factory's object, read
+    with that factory's parameters bound; placed at the factory's call."""
+    found: Found = []
+    for at, scoped, obj in made:
+        found.extend((at, info) for _, info in read(scoped.bound(_bound(scoped, pattern, obj)), call))
     return found
 
 
