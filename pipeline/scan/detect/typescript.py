@@ -47,9 +47,10 @@ from pipeline.scan.detect.typescript_annotations import Resolver, ToolInfo, bind
 from pipeline.scan.detect.typescript_classes import class_tools, framework_tools
 from pipeline.scan.detect.typescript_imports import MARKERS, Imports, imports_of
 from pipeline.scan.detect.typescript_index import ProjectIndex
-from pipeline.scan.detect.typescript_loops import expand_loop, mastra_names, shaped_objects
+from pipeline.scan.detect.typescript_loops import expand_loop
 from pipeline.scan.detect.typescript_openclaw import agent_tool, imports_openclaw_type, manifest_openclaw
 from pipeline.scan.detect.typescript_records import lists_record, record_definitions
+from pipeline.scan.detect.typescript_shaped import mastra_names, shaped_objects
 from pipeline.scan.detect.typescript_values import Node, Ref, arguments, callee, unwrap
 from pipeline.scan.detect.typescript_wrappers import Wrapper, captures, element_keys
 
