@@ -137,8 +137,8 @@ class PythonDetector:
         """Phase 1: learn constants, presets, helpers, module objects and wrappers."""
         self.project.modules[file.path] = file
         if not _indexed(file):
-            self.project.learn_names(file.data)
-            if _SERVER_CLASS.search(file.data) is not None:  # class AppServer(FastMCP): in a module naming no tool
+            server_class = (b"fastmcp" in file.lower or b"mcpserver" in file.lower) and b"class " in file.data
+            if server_class and _SERVER_CLASS.search(file.data) is not None:  # class App(FastMCP): naming no tool
                 found = captures(file)
                 self.project.learn_classes(file.data, build_scope(file, found, self.project), found)
             return

@@ -27,9 +27,6 @@ from pipeline.scan.detect.syntax import descendants, enclosing, unquote
 
 #: the SDK objects a project may subclass to make its own server class
 SERVER_FLAVORS = ("fastmcp", "v1", "v2")
-#: a module-level upper-case constant holding a plain string: ``TOOL_A = "alpha"``
-_UPPER_CONSTANT = re.compile(
-    rb"""(?m)^([A-Z][A-Z0-9_]*)[ \t]*(?::[^=\n]*)?=[ \t]*((?:"[^"\\\n]*"|'[^'\\\n]*'))[ \t]*(?:#.*)?$""")
 
 @dataclass(frozen=True)
 class ObjectDef:
@@ -62,6 +59,7 @@ class ProjectIndex:
     """function name -> the files where ``@<server>.tool`` decorates a function of that name."""
     modules: dict[str, SourceFile] = field(default_factory=dict)
     """every Python file kept for the detector, by path (a list another module imports is read there)."""
+    _looked_up: dict[str, str | None] = field(default_factory=dict)
     server_classes: dict[str, str] = field(default_factory=dict)
     """a project's subclasses of an SDK server class, by name -> the SDK class's qualified name
     (``class GitGuardianFastMCP(FastMCP)``): an object another module builds with one is a server."""
@@ -69,14 +67,6 @@ class ProjectIndex:
     """string constants a tool name may be read from: ``NAME = "x"`` at module level and
     ``STATUS = "git_status"`` in a class body (key ``Class.STATUS``); None when defined twice
     with different values."""
-
-    def learn_names(self, data: bytes) -> None:
-        """The module-level upper-case string constants of a file phase 1 does not parse
-        (``TOOL_A = "alpha"`` in ``config/consts.py``): another module names a tool with them."""
-        for name, value in _UPPER_CONSTANT.findall(data) if b"=" in data else ():
-            key, text_value = name.decode(), unquote(value.decode("utf-8", "replace"))
-            if text_value is not None:
-                self.names[key] = text_value if self.names.get(key, text_value) == text_value else None
 
     def learn_classes(self, data: bytes, scope: Scope, found: dict[str, list[Node]]) -> None:
         """Remember the classes of a file that subclass an SDK server class (``server_classes``)."""
@@ -87,6 +77,20 @@ class ProjectIndex:
     def name_constant(self, expression: str) -> str | None:
         """The value of ``NAME``, ``Class.NAME`` or ``Class.NAME.value`` when it is a known constant."""
         return self.names.get(expression.removesuffix(".value"))
+
+    def module_constant(self, name: str) -> str | None:
+        """The value of a module-level upper-case constant ``NAME = "..."`` that some kept file of the
+        tree holds, also one phase 1 did not parse (``config/consts.py`` names no tool): looked up
+        when a tool's name is such a constant, once per name; ``None`` when files disagree."""
+        if not name[:1].isupper() or not name.replace("_", "").isalnum():
+            return None
+        if name not in self._looked_up:
+            pattern = re.compile(rb"""(?m)^%s[ \t]*(?::[^=\n]*)?=[ \t]*(?:"([^"\\\n]*)"|'([^'\\\n]*)')[ \t]*(?:#.*)?$"""
+                                 % name.encode())
+            values = {(m.group(1) or m.group(2) or b"").decode("utf-8", "replace") for file in self.modules.values()
+                      if name.encode() in file.data for m in pattern.finditer(file.data)}
+            self._looked_up[name] = values.pop() if len(values) == 1 else None
+        return self._looked_up[name]
 
     def object_for(self, name: str, importer: str, module: str = "") -> ObjectDef | None:
         """The module-level object ``name`` as seen from the file ``importer``: the one in the

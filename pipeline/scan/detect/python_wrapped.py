@@ -86,8 +86,10 @@ class Rows:
         if node.type in ("identifier", "attribute"):
             found = self.index.name_constant(text(self.data, node))
             if found is None and node.type == "attribute" and self._a_module(node.child_by_field_name("object")):
-                found = self.index.name_constant(text(self.data, node.child_by_field_name("attribute")))
-            return found if found is not None or node.type == "attribute" else self._module_string(node)
+                found = self.index.module_constant(text(self.data, node.child_by_field_name("attribute")))
+            if found is None and node.type == "identifier":
+                found = self._module_string(node) or self.index.module_constant(text(self.data, node))
+            return found
         return string_value(self.data, node)
 
     def _a_module(self, node: Node | None) -> bool:
