@@ -18,6 +18,7 @@ Learned from files that import an MCP SDK (the only files whose declarations can
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator, Mapping
 from posixpath import basename, dirname
 
 from pipeline.scan.detect.golang_read import is_annotation_literal, read_annotation_literal
@@ -45,17 +46,14 @@ from pipeline.scan.detect.model import FALSE, TRUE, Annotations
 from pipeline.scan.detect.source import SourceFile
 from pipeline.scan.detect.syntax import named, unquote
 
-#: an exported string constant, in a ``const`` block or declaration: ``ListPodsToolName = "list_pods"``
-_EXPORTED = re.compile(rb'(?m)^[ \t]*(?:const[ \t]+)?([A-Z]\w*)[ \t]*(?:string[ \t]*)?=[ \t]*"([^"\\\n]*)"[ \t]*(?://[^\n]*)?$')
-
 
 class Project:
     """Everything phase 1 learned, looked up by phase 2."""
 
     def __init__(self) -> None:
         self.strings: dict[str, str | None] = {}
-        self.exported: dict[str, str | None] = {}
-        """exported string constants of every Go file, by name (conflicting ones ``None``)."""
+        self.exported = Exported()
+        """exported string constants of every Go file, by name, looked up when asked."""
         self.bools: dict[str, str | None] = {}
         self.tool_helpers: set[str] = set()
         self.wrappers: dict[str, list[Wrapper]] = {}
@@ -81,10 +79,9 @@ class Project:
         return Scope(file, imports, strings, bools, presets, params or {}, self.exported)
 
     def learn_exported(self, file: SourceFile) -> None:
-        """Remember the exported string constants of any Go file (``ListPodsToolName = "list_pods"``):
-        another package names a tool with them."""
-        for name, value in _EXPORTED.findall(file.data) if b"const" in file.data else ():
-            _remember(self.exported, name.decode(), value.decode("utf-8", "replace"), False)
+        """Keep a Go file whose exported string constants another package may name a tool with."""
+        if b"const" in file.data:
+            self.exported.files.append(file)
 
     def learn(self, file: SourceFile) -> None:
         """Index one Go file that imports an MCP SDK."""
@@ -229,3 +226,29 @@ def _remember(
         table[name] = None
     else:
         table[name] = value  # type: ignore[assignment]
+
+
+class Exported(Mapping[str, "str | None"]):
+    """The exported string constants of the tree's Go files (``ListPodsToolName = "list_pods"``),
+    each read when first asked for, from the files that name it; ``None`` when they disagree."""
+
+    def __init__(self) -> None:
+        self.files: list[SourceFile] = []
+        self._found: dict[str, str | None] = {}
+
+    def __getitem__(self, name: str) -> str | None:
+        if not name[:1].isupper() or not name.replace("_", "").isalnum():
+            raise KeyError(name)
+        if name not in self._found:
+            word = name.encode()
+            pattern = re.compile(rb'(?m)^[ \t]*(?:const[ \t]+)?%s[ \t]*(?:string[ \t]*)?=[ \t]*"([^"\\\n]*)"' % word)
+            values = {m.decode("utf-8", "replace") for file in self.files if word in file.data
+                      for m in pattern.findall(file.data)}
+            self._found[name] = values.pop() if len(values) == 1 else None
+        return self._found[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._found)
+
+    def __len__(self) -> int:
+        return len(self._found)

@@ -9,6 +9,7 @@ Inside a wrapper's body a parameter is a ``Param``: the call site supplies its v
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
 
@@ -199,7 +200,7 @@ class Scope:
     bools: dict[str, str | None]
     presets: dict[str, Annotations]
     params: dict[str, int] = field(default_factory=dict)
-    exported: dict[str, str | None] = field(default_factory=dict)
+    exported: Mapping[str, str | None] = field(default_factory=dict)
     """exported string constants of the module's other packages, by name (``names.ListPodsToolName``)."""
 
     def string(self, node: Node | None) -> str | Param | None:
