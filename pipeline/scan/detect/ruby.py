@@ -171,17 +171,9 @@ class RubyDetector:
         name = file.text(node.child_by_field_name("name")).lstrip(":")
         if sdk is None or self._is_base(name.rsplit("::", 1)[-1]):
             return
-        key, through = sdk
-        if key not in attributed and through not in self._required_bases:
-            yield Exclusion(file.path, "unattributed", f"{name} extends an MCP tool class; no require or Gemfile")
-            return
-        written, tool_name, tool_title, ann = _read_class(file, node, key, self.known)
-        if not written and key == OFFICIAL:
-            tool_name = underscore(name)
-        elif not written:
-            tool_name = fast_mcp_name(qualified_class_name(file, node))
-        via = ann.source if ann.source.startswith("preset:") else "direct"
-        yield Tool(file.path, file.line(node), key, tool_name, f"ruby.{key}.subclass", ann, via, tool_title)
+        default = underscore(name) if sdk[0] == OFFICIAL else fast_mcp_name(qualified_class_name(file, node))
+        yield from self._tool_class(file, node, node, sdk=sdk, attributed=attributed, form="subclass",
+                                    what=f"{name} extends an MCP tool class", default=default)
 
     def _anonymous(self, file: SourceFile, node: tree_sitter.Node, attributed: set[str]) -> Iterator[Tool | Exclusion]:
         """``Class.new(MCP::Tool) do ... end``: a tool class with no constant of its own."""
@@ -191,15 +183,23 @@ class RubyDetector:
         sdk, block = self._sdk_of(parent) if parent else None, node.child_by_field_name("block")
         if sdk is None or block is None:
             return
+        constant = _assigned_constant(file, node)
+        default = None if constant is None else underscore(constant) if sdk[0] == OFFICIAL else fast_mcp_name(constant)
+        yield from self._tool_class(file, node, block, sdk=sdk, attributed=attributed, form="class-new",
+                                    what=f"Class.new({parent}) makes an MCP tool", default=default)
+
+    def _tool_class(self, file: SourceFile, at: tree_sitter.Node, body: tree_sitter.Node, *, sdk: tuple[str, str | None],
+                    attributed: set[str], what: str, form: str, default: str | None) -> Iterator[Tool | Exclusion]:
+        """The row of a tool class whose body ``body`` holds (``default``: its name without ``tool_name``),
+        or why it is left out (``what`` it is, when nothing attributes its SDK)."""
         key, through = sdk
         if key not in attributed and through not in self._required_bases:
-            yield Exclusion(file.path, "unattributed", f"Class.new({parent}) makes an MCP tool; no require or Gemfile")
+            yield Exclusion(file.path, "unattributed", f"{what}; no require or Gemfile")
             return
-        written, tool_name, tool_title, ann = _read_class(file, block, key, self.known)
-        if not written and (constant := _assigned_constant(file, node)) is not None:
-            tool_name = underscore(constant) if key == OFFICIAL else fast_mcp_name(constant)
+        written, tool_name, tool_title, ann = _read_class(file, body, key, self.known)
         via = ann.source if ann.source.startswith("preset:") else "direct"
-        yield Tool(file.path, file.line(node), key, tool_name, f"ruby.{key}.class-new", ann, via, tool_title)
+        yield Tool(file.path, file.line(at), key, tool_name if written else default, f"ruby.{key}.{form}", ann, via,
+                   tool_title)
 
     def _call(self, file: SourceFile, node: tree_sitter.Node, attributed: set[str]) -> Tool | None:
         method = file.text(node.child_by_field_name("method"))
