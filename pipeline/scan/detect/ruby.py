@@ -188,8 +188,9 @@ class RubyDetector:
         yield from self._tool_class(file, node, block, sdk=sdk, attributed=attributed, form="class-new",
                                     what=f"Class.new({parent}) makes an MCP tool", default=default)
 
-    def _tool_class(self, file: SourceFile, at: tree_sitter.Node, body: tree_sitter.Node, *, sdk: tuple[str, str | None],
-                    attributed: set[str], what: str, form: str, default: str | None) -> Iterator[Tool | Exclusion]:
+    def _tool_class(self, file: SourceFile, at: tree_sitter.Node, body: tree_sitter.Node, *,
+                    sdk: tuple[str, str | None], attributed: set[str], what: str, form: str,
+                    default: str | None) -> Iterator[Tool | Exclusion]:
         """The row of a tool class whose body ``body`` holds (``default``: its name without ``tool_name``),
         or why it is left out (``what`` it is, when nothing attributes its SDK)."""
         key, through = sdk
