@@ -44,7 +44,7 @@ from pipeline.scan.detect.sdks import SDKS
 from pipeline.scan.detect.source import SourceFile
 from pipeline.scan.detect.syntax import occurrences
 from pipeline.scan.detect.typescript_annotations import Resolver, ToolInfo, bind, tool_info
-from pipeline.scan.detect.typescript_classes import class_tools, framework_tools
+from pipeline.scan.detect.typescript_classes import class_tools, framework_tools, listed_instances
 from pipeline.scan.detect.typescript_imports import MARKERS, Imports, imports_of
 from pipeline.scan.detect.typescript_index import ProjectIndex
 from pipeline.scan.detect.typescript_loops import expand_loop
@@ -202,6 +202,9 @@ class TypeScriptDetector:
         """A ``tools/list`` handler's tool objects; when its list cannot be followed (a parameter, a
         registry built at run time), the objects shaped as MCP tools (a ``name`` and an ``inputSchema``)."""
         found, form = forms.list_tools(res, call), "list-tools"
+        if forms.lists_tools(call):  # tools written as classes, listed as their instances
+            modules = self._project.wrapping.modules
+            found += [f for value in forms.tool_lists(res, call) for f in listed_instances(modules, res, value)]
         if not found and forms.lists_tools(call) and lists_record(call):
             if self._records is None:
                 self._records = record_definitions(self._project, res)

@@ -375,6 +375,10 @@ def tool_objects(res: Resolver, ref: Ref, depth: int = 0) -> list[Ref]:
                 for tool in tool_objects(res, value, depth + 1)]
     if node.type == "call_expression":
         return _call_list(res, target, depth)
+    if node.type == "ternary_expression":  # ro ? [read] : [read, write]: every object either branch lists
+        branches = [node.child_by_field_name(side) for side in ("consequence", "alternative")]
+        found = [o for b in branches if b is not None for o in tool_objects(res, target.at(b), depth + 1)]
+        return list({(o.file.path, o.node.start_byte): o for o in found}.values())
     return []
 
 

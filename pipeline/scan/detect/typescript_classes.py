@@ -39,7 +39,7 @@ from pipeline.scan.detect.syntax import enclosing, named
 from pipeline.scan.detect.typescript_annotations import Resolver, ToolInfo, read_annotations
 from pipeline.scan.detect.typescript_forms import Found, Reader
 from pipeline.scan.detect.typescript_imports import seen_from
-from pipeline.scan.detect.typescript_values import Env, Node, Ref, arguments, unwrap
+from pipeline.scan.detect.typescript_values import Env, Node, Ref, arguments, declared_before, unwrap
 from pipeline.scan.detect.typescript_wrappers import captures
 
 _EXTENDS = re.compile(rb"\bclass\s+([A-Za-z_$][\w$]*)\s*(?:<[^{}()]*?>\s*)?extends\s+([A-Za-z_$][\w$]*)")
@@ -178,3 +178,51 @@ def _declared(file: SourceFile, name: str) -> list[Node]:
     typed = GRAMMARS[extension(file.path)][1] == "tree_sitter_typescript"  # JavaScript has no abstract class
     found = captures(file, _TYPED_CLASSES if typed else _CLASSES_QUERY).get("cls", [])
     return [node for node in found if _class_name(Ref(file, node)) == name]
+
+
+def listed_instances(modules: list[SourceFile], res: Resolver, listed: Ref, depth: int = 0) -> Found:
+    """The tools a ``tools/list`` handler lists as instances of the project's classes
+    (``[new ReadDataTool(), ...]``, or constants holding them; either branch of a conditional): one
+    per class, read from its fields (``name``, ``title``, ``annotations``), at the class's name."""
+    target = res.resolve(listed)[0]
+    if unwrap(target.node).type == "identifier" and (held := _held(target)) is not None:
+        target = held  # const readData = new ReadDataTool(): not a constant the index keeps
+    node = unwrap(target.node)
+    if depth > 3:
+        return []
+    if node.type in ("array", "ternary_expression"):
+        parts = node.named_children if node.type == "array" else [
+            c for c in (node.child_by_field_name("consequence"), node.child_by_field_name("alternative")) if c]
+        found = [f for part in parts for f in listed_instances(modules, res, target.at(part), depth + 1)]
+        return list({(at.file.path, at.node.start_byte): (at, info) for at, info in found}.values())
+    constructor = node.child_by_field_name("constructor") if node.type == "new_expression" else None
+    cls = class_named(modules, target.file.text(constructor), target.file) if constructor is not None else None
+    if cls is None:
+        return []
+    return [(cls.at(cls.node.child_by_field_name("name") or cls.node), _member_info(res, class_members(cls)))]
+
+
+def _held(ref: Ref) -> Ref | None:
+    """What a name holds: a ``const`` of a block around it, else of its module."""
+    name = ref.text()
+    if (found := declared_before(ref, name)) is not None:
+        return found
+    root = ref.node
+    while root.parent is not None:
+        root = root.parent
+    for statement in named(root):
+        inner = statement.child_by_field_name("declaration") if statement.type == "export_statement" else statement
+        for declarator in named(inner) if inner is not None and inner.type.endswith("declaration") else ():
+            value = declarator.child_by_field_name("value")
+            if value is not None and ref.file.text(declarator.child_by_field_name("name")) == name:
+                return ref.at(value)
+    return None
+
+
+def class_named(modules: list[SourceFile], name: str, file: SourceFile) -> Ref | None:
+    """The class ``name`` that ``file`` sees: its own, or one a module it imports declares."""
+    declares = re.compile(rb"\bclass\s+%s\b" % re.escape(name.encode()))
+    homes = [f for f in modules if declares.search(f.data) is not None]
+    at = seen_from(file.path, file.data, name, [f.path for f in homes])
+    found = _declared(homes[at], name) if at is not None else []
+    return Ref(homes[at], found[0]) if found and at is not None else None

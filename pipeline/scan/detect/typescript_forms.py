@@ -151,6 +151,11 @@ def list_tools(res: Resolver, call: Ref) -> Found:
     """``setRequestHandler(ListToolsRequestSchema | 'tools/list', handler)``: every listed tool object."""
     if not lists_tools(call):
         return []
+    return [(o, tool_info(res, o)) for value in tool_lists(res, call) for o in tool_objects(res, value)]
+
+
+def tool_lists(res: Resolver, call: Ref) -> list[Ref]:
+    """What a ``tools/list`` handler gives as ``tools`` (each ``tools:`` of the objects it returns)."""
     args = [call.at(a) for a in arguments(call.node)]
     handler = unwrap(args[1].node)
     if handler.type == "identifier":
@@ -164,7 +169,7 @@ def list_tools(res: Resolver, call: Ref) -> Found:
              if _key_is_tools(handler_ref, p)]
     lists += [handler_ref.at(s) for s in descendants(handler_ref.node, ["shorthand_property_identifier"])
               if handler_ref.file.text(s) == "tools"]
-    return [(o, tool_info(res, o)) for value in lists for o in tool_objects(res, value)]
+    return lists
 
 
 def lists_tools(call: Ref) -> bool:
