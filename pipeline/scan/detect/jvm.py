@@ -64,6 +64,10 @@ JAVA_DEFINES: Markers = (re.compile(rb"tool\s*\.\s*builder\s*\("), re.compile(rb
 KOTLIN_DEFINES: Markers = (re.compile(rb"tool\s*\("),)
 
 
+#: the SDKs' own registration names: a project method of one of them is read as the SDK's
+_SDK_NAMES = ("addTool", "Tool", "builder")
+
+
 class _Reader(Protocol):
     file: SourceFile
 
@@ -83,6 +87,9 @@ class _JvmDetector:
     def __init__(self, dependencies: Dependencies) -> None:
         self.dependencies = dependencies
         self.knowledge = Knowledge()
+        self._indexed: list[tuple[SourceFile, Imports]] = []
+        """the files phase 1 read: where wrappers of wrappers are looked for before phase 2."""
+        self._deepened = False
 
     def _reader(self, file: SourceFile, imports: Imports) -> _Reader:
         raise NotImplementedError
@@ -106,18 +113,38 @@ class _JvmDetector:
             hints = reader.resolve(value, depth=1)
             if hints.source not in ("none", "dynamic"):
                 self.knowledge.presets[name] = hints
+        self._indexed.append((file, imports))
         for found in reader.definitions():
             self._learn_wrapper(reader, found)
 
-    def _learn_wrapper(self, reader: _Reader, found: Found) -> None:
+    def _deepen(self) -> None:
+        """Wrappers of wrappers, once phase 1 has learnt the wrappers: a function handing its own
+        parameter to a wrapper as the tool's name is a wrapper in turn (``register(name, ...)``
+        calling a private ``track(name, ...)`` that calls ``addTool``), up to three deep."""
+        if self._deepened:
+            return
+        self._deepened = True
+        for _ in range(2):
+            known = len(self.knowledge.wrappers)
+            for file, imports in self._indexed:
+                if any(m in file.lower for m in self.knowledge.wrapper_markers):
+                    reader = self._reader(file, imports)
+                    for found in reader.definitions():
+                        self._learn_wrapper(reader, found, outer=True)
+            if len(self.knowledge.wrappers) == known:
+                return
+
+    def _learn_wrapper(self, reader: _Reader, found: Found, *, outer: bool = False) -> None:
+        """A function whose definition (``outer``: whose wrapper call) takes the tool's name from
+        one of its parameters is a wrapper."""
         function = enclosing(found.node, self.function)
         params = self._parameters(function, reader.file)
         name = reader.file.text(found.name_expr)
-        if function is None or found.form == "wrapper" or name not in params:
+        if function is None or (found.form == "wrapper") != outer or name not in params:
             return
         wrapper_name = reader.file.text(function.child_by_field_name("name"))
-        if wrapper_name in ("addTool", "Tool", "builder"):  # an SDK's own overload, not a project wrapper
-            return
+        if wrapper_name in _SDK_NAMES or wrapper_name in self.knowledge.wrappers:
+            return  # an SDK's own overload, not a project wrapper; or one known already
         annotations = reader.file.text(found.annotations_expr)
         index = params.index(annotations) if annotations in params else None
         fixed = found.annotations if found.annotations_expr is None or index is not None else \
@@ -126,6 +153,7 @@ class _JvmDetector:
 
     def detect(self, file: SourceFile) -> Iterator[Tool | Exclusion]:
         """The tool definitions of ``file``, or why it is left out."""
+        self._deepen()
         if not self._wanted(file):
             return
         imports = Imports.of(file.data)
@@ -151,8 +179,8 @@ class _JvmDetector:
 
     def _tool(self, reader: _Reader, found: Found) -> Tool | None:
         file = reader.file
-        if found.name_expr is not None and found.form != "wrapper" and self._in_wrapper(reader, found):
-            return None
+        if found.name_expr is not None and self._in_wrapper(reader, found):
+            return None  # the template inside a wrapper (of a wrapper): its calls are the tools
         name = string_value(file, found.name_expr) if found.name_expr is not None else found.default_name
         if name == "" and found.form == "attribute":  # @McpTool(name = ""): the SDKs fall back to the method's name
             name = found.default_name
@@ -169,10 +197,15 @@ class _JvmDetector:
                     annotations, via, string_value(file, found.title_expr), is_mcp=sdk.is_mcp)
 
     def _in_wrapper(self, reader: _Reader, found: Found) -> bool:
+        """Whether ``found`` takes its name from a parameter of a wrapper around it (a known one, or a
+        project method named as the SDK's ``addTool`` that hands its name on to a wrapper)."""
         function = enclosing(found.node, self.function)
-        wrapper = self.knowledge.wrappers.get(reader.file.text(function.child_by_field_name("name"))) \
-            if function is not None else None
-        return wrapper is not None and reader.file.text(found.name_expr) in wrapper.params
+        name = reader.file.text(function.child_by_field_name("name")) if function is not None else ""
+        wrapper = self.knowledge.wrappers.get(name)
+        if wrapper is not None:
+            return reader.file.text(found.name_expr) in wrapper.params
+        return found.form == "wrapper" and name in _SDK_NAMES and \
+            reader.file.text(found.name_expr) in self._parameters(function, reader.file)
 
 
 def _called(node: Node) -> Node | None:

@@ -105,6 +105,10 @@ def _under(name: str, prefix: str) -> bool:
     return name == prefix or name.startswith(prefix + ".")
 
 
+#: a Kotlin string template: ``$name`` or ``${expression}``
+_KOTLIN_TEMPLATE = re.compile(r"\$[A-Za-z_{]")
+
+
 def string_value(file: SourceFile, node: Node | None) -> str | None:
     """The value of a plain string literal node (no interpolation), else ``None``."""
     if node is None or node.type != "string_literal":
@@ -112,7 +116,10 @@ def string_value(file: SourceFile, node: Node | None) -> str | None:
     if any(c.type in ("interpolation", "string_interpolation", "interpolated_expression",
                       "interpolated_identifier") for c in node.children):
         return None
-    return unquote(file.text(node))
+    text = file.text(node)
+    if file.path.endswith((".kt", ".kts")) and _KOTLIN_TEMPLATE.search(text):
+        return None  # "$plugin.$name": the Kotlin grammar leaves templates as plain string content
+    return unquote(text)
 
 
 def constant(file: SourceFile, name: str) -> str | None:
