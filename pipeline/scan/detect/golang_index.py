@@ -17,7 +17,6 @@ Learned from files that import an MCP SDK (the only files whose declarations can
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Mapping
 from posixpath import basename, dirname
 
@@ -44,7 +43,7 @@ from pipeline.scan.detect.golang_units import (
 from pipeline.scan.detect.golang_wrappers import MAX_WRAPPER_DEPTH, Wrapper, call_of, wrappers_of_wrappers
 from pipeline.scan.detect.model import FALSE, TRUE, Annotations
 from pipeline.scan.detect.source import SourceFile
-from pipeline.scan.detect.syntax import named, unquote
+from pipeline.scan.detect.syntax import named, unquote, upper_constant
 
 
 class Project:
@@ -228,6 +227,10 @@ def _remember(
         table[name] = value  # type: ignore[assignment]
 
 
+#: an exported string constant, ``%s`` for its name, in a ``const`` block or declaration
+_GO_CONSTANT = rb'(?m)^[ \t]*(?:const[ \t]+)?%s[ \t]*(?:string[ \t]*)?=[ \t]*"([^"\\\n]*)"'
+
+
 class Exported(Mapping[str, "str | None"]):
     """The exported string constants of the tree's Go files (``ListPodsToolName = "list_pods"``),
     each read when first asked for, from the files that name it; ``None`` when they disagree."""
@@ -237,14 +240,8 @@ class Exported(Mapping[str, "str | None"]):
         self._found: dict[str, str | None] = {}
 
     def __getitem__(self, name: str) -> str | None:
-        if not name[:1].isupper() or not name.replace("_", "").isalnum():
-            raise KeyError(name)
         if name not in self._found:
-            word = name.encode()
-            pattern = re.compile(rb'(?m)^[ \t]*(?:const[ \t]+)?%s[ \t]*(?:string[ \t]*)?=[ \t]*"([^"\\\n]*)"' % word)
-            values = {m.decode("utf-8", "replace") for file in self.files if word in file.data
-                      for m in pattern.findall(file.data)}
-            self._found[name] = values.pop() if len(values) == 1 else None
+            self._found[name] = upper_constant(self.files, name, _GO_CONSTANT)
         return self._found[name]
 
     def __iter__(self) -> Iterator[str]:

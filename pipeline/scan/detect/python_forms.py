@@ -7,6 +7,8 @@ decorated tool is on its decorator's line, every other form on the first line of
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from pipeline.scan.detect.model import Tool
 from pipeline.scan.detect.python_decorated import DecoratedForms
 from pipeline.scan.detect.python_index import server_bases
@@ -21,6 +23,7 @@ from pipeline.scan.detect.python_scope import (
     text,
 )
 from pipeline.scan.detect.python_wrappers import parameter_names
+from pipeline.scan.detect.source import SourceFile
 from pipeline.scan.detect.syntax import enclosing
 
 
@@ -93,13 +96,23 @@ class FileForms(DecoratedForms):
         if first[0].type not in ("identifier", "attribute") or self._defined_elsewhere(first[0]):
             return []
         form = "call" if method == "tool" else "add-tool-v2" if kind.flavor == "v2" else "add-tool"
-        listed = self._loop_functions(first[0])
+        def new(where: SourceFile, element: Node) -> bool:  # a function of this file not counted already
+            return where is not self.file or not self._defined_elsewhere(element)
+
+        return self._function_rows(node, kind.sdk, form, args, first[0], keep=new)
+
+    def _function_rows(self, node: Node, sdk: str, form: str, args: Node | None, given: Node, *,
+                       keep: Callable[[SourceFile, Node], bool] = lambda where, element: True) -> list[Tool]:
+        """The row of a registration of the function ``given``; in a loop over a list of functions,
+        one row per function ``keep`` keeps, at its place in the list (a loop over anything else
+        names no tool)."""
+        listed = self._loop_functions(given)
         if listed is None:
-            return [self._row(node, kind.sdk, form, self._name(args, "name", function_name(self.data, first[0])), args)]
+            return [self._row(node, sdk, form, self._name(args, "name", function_name(self.data, given)), args)]
         if not listed:
-            return [self._row(node, kind.sdk, form, self._name(args, "name", None), args)]
-        return [self._row(element, kind.sdk, form, function_name(where.data, element), args, at=where)
-                for where, element in listed if where is not self.file or not self._defined_elsewhere(element)]
+            return [self._row(node, sdk, form, self._name(args, "name", None), args)]
+        return [self._row(element, sdk, form, function_name(where.data, element), args, at=where)
+                for where, element in listed if keep(where, element)]
 
     def _defined_elsewhere(self, reference: Node) -> bool:
         """Whether ``add_tool(x)`` adds a tool already counted (from ``from_function`` or ``@tool``)."""
@@ -128,14 +141,8 @@ class FileForms(DecoratedForms):
         kind = self._receiver_kind(function) if method == "tool" else None
         if kind is None or kind.flavor in ("lowlevel", "agent"):
             return []
-        args, form = inner.child_by_field_name("arguments"), "decorator-v2" if kind.flavor == "v2" else "decorator"
-        listed = self._loop_functions(first[0]) if first[0].type == "identifier" else None
-        if listed is None:
-            return [self._row(node, kind.sdk, form, self._name(args, "name", reference), args)]
-        if not listed:  # a loop over a list we cannot follow: its variable names no tool
-            return [self._row(node, kind.sdk, form, self._name(args, "name", None), args)]
-        return [self._row(element, kind.sdk, form, function_name(where.data, element), args, at=where)
-                for where, element in listed]
+        form = "decorator-v2" if kind.flavor == "v2" else "decorator"
+        return self._function_rows(node, kind.sdk, form, inner.child_by_field_name("arguments"), first[0])
 
     def _from_function(self, node: Node, function: Node, args: Node | None) -> Tool | None:
         qual = self.scope.qualify(function.child_by_field_name("object")) or ""

@@ -23,8 +23,10 @@ from pipeline.scan.detect.python_loops import module_list
 from pipeline.scan.detect.python_scope import Kind, Node, Scope, classify, keywords, last_name, text
 from pipeline.scan.detect.python_wrappers import Wrapper, definition_decorator_at, parameters, wrapper_at
 from pipeline.scan.detect.source import SourceFile
-from pipeline.scan.detect.syntax import descendants, enclosing, unquote
+from pipeline.scan.detect.syntax import descendants, enclosing, unquote, upper_constant
 
+#: a module-level string constant, ``%s`` for its name: ``TOOL_A = "alpha"``
+_PY_CONSTANT = rb"""(?m)^%s[ \t]*(?::[^=\n]*)?=[ \t]*(?:"([^"\\\n]*)"|'([^'\\\n]*)')[ \t]*(?:#.*)?$"""
 #: the SDK objects a project may subclass to make its own server class
 SERVER_FLAVORS = ("fastmcp", "v1", "v2")
 
@@ -82,14 +84,8 @@ class ProjectIndex:
         """The value of a module-level upper-case constant ``NAME = "..."`` that some kept file of the
         tree holds, also one phase 1 did not parse (``config/consts.py`` names no tool): looked up
         when a tool's name is such a constant, once per name; ``None`` when files disagree."""
-        if not name[:1].isupper() or not name.replace("_", "").isalnum():
-            return None
         if name not in self._looked_up:
-            pattern = re.compile(rb"""(?m)^%s[ \t]*(?::[^=\n]*)?=[ \t]*(?:"([^"\\\n]*)"|'([^'\\\n]*)')[ \t]*(?:#.*)?$"""
-                                 % name.encode())
-            values = {(m.group(1) or m.group(2) or b"").decode("utf-8", "replace") for file in self.modules.values()
-                      if name.encode() in file.data for m in pattern.finditer(file.data)}
-            self._looked_up[name] = values.pop() if len(values) == 1 else None
+            self._looked_up[name] = upper_constant(self.modules.values(), name, _PY_CONSTANT)
         return self._looked_up[name]
 
     def object_for(self, name: str, importer: str, module: str = "") -> ObjectDef | None:

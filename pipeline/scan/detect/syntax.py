@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterable, Iterator
 from functools import cache
 
 import tree_sitter
 
 from pipeline.scan.detect.model import DYNAMIC, FALSE, TRUE
-from pipeline.scan.detect.source import parser_for
+from pipeline.scan.detect.source import SourceFile, parser_for
 
 Node = tree_sitter.Node
 
@@ -111,3 +112,16 @@ def _unescape(inner: str, quote: str) -> str:
     except (ValueError, SyntaxError):
         return inner
     return value if isinstance(value, str) else inner
+
+
+def upper_constant(files: Iterable[SourceFile], name: str, shape: bytes) -> str | None:
+    """The value the files that name ``name`` give it as an upper-case constant: ``shape`` is the
+    declaration's pattern, ``%s`` standing for the name and the value in its last group that
+    matched. ``None`` for another kind of name, and where the files give none or several values."""
+    if not name[:1].isupper() or not name.replace("_", "").isalnum():
+        return None
+    word = name.encode()
+    pattern = re.compile(shape % word)
+    values = {(m.group(m.lastindex or 0) or b"").decode("utf-8", "replace")
+              for file in files if word in file.data for m in pattern.finditer(file.data)}
+    return values.pop() if len(values) == 1 else None

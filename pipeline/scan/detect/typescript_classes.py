@@ -39,7 +39,15 @@ from pipeline.scan.detect.syntax import enclosing, named
 from pipeline.scan.detect.typescript_annotations import Resolver, ToolInfo, read_annotations
 from pipeline.scan.detect.typescript_forms import Found, Reader
 from pipeline.scan.detect.typescript_imports import seen_from
-from pipeline.scan.detect.typescript_values import Env, Node, Ref, arguments, declared_before, unwrap
+from pipeline.scan.detect.typescript_values import (
+    Env,
+    Node,
+    Ref,
+    arguments,
+    declared_before,
+    declared_in_module,
+    unwrap,
+)
 from pipeline.scan.detect.typescript_wrappers import captures
 
 _EXTENDS = re.compile(rb"\bclass\s+([A-Za-z_$][\w$]*)\s*(?:<[^{}()]*?>\s*)?extends\s+([A-Za-z_$][\w$]*)")
@@ -204,19 +212,7 @@ def listed_instances(modules: list[SourceFile], res: Resolver, listed: Ref, dept
 
 def _held(ref: Ref) -> Ref | None:
     """What a name holds: a ``const`` of a block around it, else of its module."""
-    name = ref.text()
-    if (found := declared_before(ref, name)) is not None:
-        return found
-    root = ref.node
-    while root.parent is not None:
-        root = root.parent
-    for statement in named(root):
-        inner = statement.child_by_field_name("declaration") if statement.type == "export_statement" else statement
-        for declarator in named(inner) if inner is not None and inner.type.endswith("declaration") else ():
-            value = declarator.child_by_field_name("value")
-            if value is not None and ref.file.text(declarator.child_by_field_name("name")) == name:
-                return ref.at(value)
-    return None
+    return declared_before(ref, ref.text()) or declared_in_module(ref, ref.text())
 
 
 def class_named(modules: list[SourceFile], name: str, file: SourceFile) -> Ref | None:

@@ -251,3 +251,17 @@ def declared_before(ref: Ref, name: str) -> Ref | None:
                         return ref.at(value)
         node = node.parent
     return None
+
+
+def declared_in_module(ref: Ref, name: str) -> Ref | None:
+    """The value of a ``const``/``let``/``var name = ...`` (exported or not) of the module ``ref`` is in."""
+    root = ref.node
+    while root.parent is not None:
+        root = root.parent
+    for statement in named(root):
+        inner = statement.child_by_field_name("declaration") if statement.type == "export_statement" else statement
+        for declarator in named(inner) if inner is not None and inner.type in _DECLARATIONS else ():
+            value = declarator.child_by_field_name("value")
+            if value is not None and ref.file.text(declarator.child_by_field_name("name")) == name:
+                return ref.at(value)
+    return None
