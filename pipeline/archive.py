@@ -52,6 +52,9 @@ FRAMING_ERRORS: tuple[type[Exception], ...] = (EOFError, OSError, ValueError, *D
 GZIP_MAGIC = b"\x1f\x8b"
 #: the largest chunk of member content handed out, by every source
 CHUNK_BYTES = tarstream.CHUNK_BYTES
+#: compressed bytes the gzip reader reads at a time: few reads (each needs the GIL, which the
+#: scanning thread holds), yet a buffer that stays in cache (8 MiB made a cold scan 10% slower)
+GZIP_INPUT_BYTES = 1 << 20
 
 @dataclass(frozen=True)
 class ArchiveInfo:
@@ -201,12 +204,12 @@ def _open_tar(
 
 
 def _gzip_reader(raw: _HashingReader) -> Source:
-    """isal's C gzip reader over ``raw``, reading 8 MiB of it at a time: each read of ``raw`` (Python
-    code) needs the GIL, and ``GzipFile`` reads 512 KiB at a time."""
+    """isal's C gzip reader over ``raw``, reading ``GZIP_INPUT_BYTES`` of it at a time: each read of
+    ``raw`` (Python code) needs the GIL, and ``GzipFile`` reads 512 KiB at a time."""
     reader = getattr(isal_zlib, "_GzipReader", None)  # what igzip's own threaded reader uses
     if reader is None:  # pragma: no cover - isal before 1.6, or no isal
         return cast("Source", gzip_impl.GzipFile(fileobj=raw, mode="rb"))  # type: ignore[no-untyped-call]
-    return cast("Source", reader(raw, 8 << 20))
+    return cast("Source", reader(raw, GZIP_INPUT_BYTES))
 
 
 def _decompressed(raw: _HashingReader, *, threaded: bool) -> io.BufferedIOBase:
