@@ -11,11 +11,17 @@ with every check and raises the errors. What it reports equals what ``next`` wou
 
 from __future__ import annotations
 
+import struct
 import zlib
 from collections.abc import Callable
 
 from pipeline.entries import FILE_TYPES, Raw
 from pipeline.tarfields import _PLAIN_TYPES, _ZEROS, BLOCK, CHUNK_BYTES
+
+#: the fields a plain member needs, each a bytes object from one call: name, mode + uid + gid,
+#: size, mtime, checksum, type, devmajor + devminor, prefix (link name, magic, owner names and
+#: padding skipped); no copy of the whole header
+_FIELDS = struct.Struct("100s24s12s12s8sc172x16s155s12x")
 
 
 def plain_run(
@@ -27,33 +33,35 @@ def plain_run(
     checks the others and adds them).
     """
     found: list[Raw] = []
-    append, adler, end = found.append, zlib.adler32, len(buf)
+    append, adler, end, fields = found.append, zlib.adler32, len(buf), _FIELDS.unpack_from
+    view = memoryview(buf)  # the checksum reads the header's halves where they lie
     while pos + BLOCK <= end:
-        block = buf[pos : pos + BLOCK]
-        kind = block[156:157]
-        if kind not in _PLAIN_TYPES or block[124] & 0x80 or block[148] & 0x80 or block == _ZEROS:
+        name, ids, sized, mtime, summed, kind, devices, prefix = fields(buf, pos)
+        if kind not in _PLAIN_TYPES or sized[0] & 0x80 or summed[0] & 0x80:
             break
         try:  # git writes both fields as digits and a NUL, read here without a call
-            recorded = int(block[148:155], 8) if block[155] == 0 else _octal(block[148:156])
-            size = int(block[124:135], 8) if block[135] == 0 else _octal(block[124:136])
-        except ValueError:
+            recorded = int(summed[:7], 8) if summed[7] == 0 else _octal(summed)
+            size = int(sized[:11], 8) if sized[11] == 0 else _octal(sized)
+        except ValueError:  # the end-of-archive block, or a field to read the slow way
+            if buf[pos : pos + BLOCK] == _ZEROS:
+                break
             try:
-                recorded, size = _octal(block[148:156]), _octal(block[124:136])
+                recorded, size = _octal(summed), _octal(sized)
             except ValueError:
                 break
         # adler32's low half is 1 + the byte sum mod 65521; a 256-byte half sums to at most 65280
-        unsigned = (adler(block[:256]) & 0xFFFF) + (adler(block[256:]) & 0xFFFF) + 254 - sum(block[148:156])
-        if recorded != unsigned or size < 0:
+        halves = (adler(view[pos : pos + 256]) & 0xFFFF) + (adler(view[pos + 256 : pos + BLOCK]) & 0xFFFF)
+        if recorded != halves + 254 - sum(summed) or size < 0:
             break
-        if block[100:124] + block[136:148] + block[329:345] not in valid_meta:
-            check_meta(block)
-        name = block[:100].partition(b"\0")[0]
+        if ids + mtime + devices not in valid_meta:
+            check_meta(buf[pos : pos + BLOCK])
+        name = name.partition(b"\0")[0]
         if kind == b"\0" and name.endswith(b"/"):
             kind = b"5"
         if kind == b"5":
             name = name.rstrip(b"/")
-        if block[345]:  # a ustar prefix
-            name = block[345:500].partition(b"\0")[0] + b"/" + name
+        if prefix[0]:  # a ustar prefix
+            name = prefix.partition(b"\0")[0] + b"/" + name
             if kind == b"5":
                 name = name.rstrip(b"/")
         stop = pos + BLOCK + (-(-size // BLOCK) * BLOCK if kind in FILE_TYPES else 0)
