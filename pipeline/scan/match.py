@@ -29,7 +29,7 @@ import hyperscan
 MIN_HITS = 16
 BYTES_PER_HIT = 1024
 
-_OnMatch = Callable[[int, int, int, int, object], bool]
+OnMatch = Callable[[int, int, int, int, object], bool]
 #: per span (by index): the counts of the terms, and the indexes of the words it holds
 SpanCounts = tuple[dict[int, list[int]], dict[int, set[int]]]
 
@@ -143,10 +143,10 @@ class NativeMatcher:
         if not hits:
             return {}, {}
         starts, ends = [s - first for s, _ in spans], [e - first for _, e in spans]
-        return _attributed(hits, starts, ends, self._lens, self._terms)
+        return attributed(hits, starts, ends, self._lens, self._terms)
 
 
-def _attributed(
+def attributed(
     hits: list[tuple[int, int]], starts: list[int], ends: list[int], lens: list[int], terms: int
 ) -> SpanCounts:
     """Per span, the non-overlapping matches of each term among ``hits`` (in end order), and
@@ -167,7 +167,7 @@ def _attributed(
     return counts, words
 
 
-def _collector(hits: list[tuple[int, int]], tally: list[int]) -> _OnMatch:
+def _collector(hits: list[tuple[int, int]], tally: list[int]) -> OnMatch:
     """The match callback of ``count_spans``: every match noted, and a stop once ``tally`` runs over."""
 
     def on_match(term: int, _start: int, end: int, _flags: int, _context: object) -> bool:
@@ -178,7 +178,7 @@ def _collector(hits: list[tuple[int, int]], tally: list[int]) -> _OnMatch:
     return on_match
 
 
-def _callback(lens: list[int], found: list[int], starts: list[int], tally: list[int], seen: set[int]) -> _OnMatch:
+def _callback(lens: list[int], found: list[int], starts: list[int], tally: list[int], seen: set[int]) -> OnMatch:
     """The match callback: greedy selection per term, words noted in ``seen`` (by index among
     the words), and a stop once the terms' matches in ``tally`` run over."""
     terms = len(lens)
