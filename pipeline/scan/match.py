@@ -89,8 +89,8 @@ class NativeMatcher:
         self._terms = len(needles)
         self._lens = [len(n) for n in (*needles, *words)]
         self._on_match = _callback(self._lens[: self._terms], self._found, self._starts, self._tally, self.seen)
-        # ``count_spans`` scans many files at once: there a word is reported at every match
-        self._spans_db = database([*needles, *words], [caseless] * len(self._lens)) if words else self._db
+        self._all_needles = [*needles, *words]
+        self._spans_db: hyperscan.Database | None = None if words else self._db  # compiled when first asked
         self._hits: list[tuple[int, int]] = []  # (needle, end) of every match of a ``count_spans`` scan
         self._on_hit = _collector(self._hits, self._tally)
 
@@ -122,6 +122,15 @@ class NativeMatcher:
         return True
 
 
+    def _spans(self) -> hyperscan.Database:
+        """The database ``count_spans`` scans with: there many files are scanned at once, so a word
+        is reported at every match. Compiled on first use (a millisecond): the detector's own word
+        search (``count_and_find``) never needs it."""
+        if self._spans_db is None:
+            caseless = hyperscan.HS_FLAG_CASELESS
+            self._spans_db = database(self._all_needles, [caseless] * len(self._all_needles))
+        return self._spans_db
+
     def count_spans(self, buf: bytes, spans: list[tuple[int, int]]) -> SpanCounts | None:
         """The counts in each ``buf[start:end]`` of ``spans`` (in order, not overlapping), and the
         indexes of the ``words`` it contains, each keyed by the span's index (spans without a
@@ -135,7 +144,7 @@ class NativeMatcher:
         tally[0], tally[1] = 0, MIN_HITS + (last - first) // BYTES_PER_HIT
         try:
             # a view, not a copy: hyperscan takes any buffer (its stub says bytes)
-            self._spans_db.scan(cast(bytes, memoryview(buf)[first:last]), match_event_handler=self._on_hit)
+            self._spans().scan(cast(bytes, memoryview(buf)[first:last]), match_event_handler=self._on_hit)
         except hyperscan.error:
             if tally[0] > tally[1]:
                 return None
