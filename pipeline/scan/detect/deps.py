@@ -87,8 +87,9 @@ class Dependencies:
     def _declaring(self, names: tuple[str, ...]) -> list[Dependency]:
         """Every dependency named one of ``names`` (or ``name/...``), in the order recorded."""
         if names not in self._named:
+            folders = tuple(n + "/" for n in names)
             self._named[names] = [dep for name, deps in self._by_name.items()
-                                  if any(name == n or name.startswith(n + "/") for n in names) for dep in deps]
+                                  if name in names or name.startswith(folders) for dep in deps]
         return self._named[names]
 
     def version(self, names: tuple[str, ...], path: str) -> str | None:
@@ -173,25 +174,26 @@ def _cargo(text: str) -> Parsed:
             yield name, spec if isinstance(spec, str) else (spec or {}).get("version")
 
 
-_CSPROJ = re.compile(r"<Package(?:Reference|Version)\s+Include=\"([^\"]+)\"(?:\s+Version=\"([^\"]*)\")?", re.I)
-_POM_DEP = re.compile(r"<dependency>(.*?)</dependency>", re.S)
-_POM_FIELD = re.compile(r"<(groupId|artifactId|version)>\s*([^<]+?)\s*</")
-_GRADLE = re.compile(r"[\"']([\w.\-]+):([\w.\-]+)(?::([\w.\-+${}]+))?[\"']")
-_GRADLE_VALUE = re.compile(r"^\s*(?:val|var|def|ext\.)?\s*(\w+)\s*=\s*[\"']([\w.\-+]+)[\"']", re.M)
-_GEM_LOCK = re.compile(r"^    ([\w.\-]+) \(([^)\s]+)\)$", re.M)
-_GEM = re.compile(r"^[ \t]*(?:gem|\w+\.add(?:_runtime|_development)?_dependency)\s*\(?\s*[\"']([\w.\-]+)[\"']"
-                  r"(?:\s*,\s*[\"']([^\"']+)[\"'])?", re.M)
-_SWIFT_PACKAGE = re.compile(r"\.package\s*\(\s*(?:name:\s*\"[^\"]*\",\s*)?url:\s*\"([^\"]+?)(?:\.git)?\""
-                            r"(?:\s*,\s*(?:from|exact|branch|revision)?:?\s*\"([^\"]+)\")?")
+#: the expressions of the rarer manifests, compiled on first use (``re`` keeps them): most trees have none
+_CSPROJ = r"(?i)<Package(?:Reference|Version)\s+Include=\"([^\"]+)\"(?:\s+Version=\"([^\"]*)\")?"
+_POM_DEP = r"(?s)<dependency>(.*?)</dependency>"
+_POM_FIELD = r"<(groupId|artifactId|version)>\s*([^<]+?)\s*</"
+_GRADLE = r"[\"']([\w.\-]+):([\w.\-]+)(?::([\w.\-+${}]+))?[\"']"
+_GRADLE_VALUE = r"(?m)^\s*(?:val|var|def|ext\.)?\s*(\w+)\s*=\s*[\"']([\w.\-+]+)[\"']"
+_GEM_LOCK = r"(?m)^    ([\w.\-]+) \(([^)\s]+)\)$"
+_GEM = (r"(?m)^[ \t]*(?:gem|\w+\.add(?:_runtime|_development)?_dependency)\s*\(?\s*[\"']([\w.\-]+)[\"']"
+        r"(?:\s*,\s*[\"']([^\"']+)[\"'])?")
+_SWIFT_PACKAGE = (r"\.package\s*\(\s*(?:name:\s*\"[^\"]*\",\s*)?url:\s*\"([^\"]+?)(?:\.git)?\""
+                  r"(?:\s*,\s*(?:from|exact|branch|revision)?:?\s*\"([^\"]+)\")?")
 
 
 def _csproj(text: str) -> Parsed:
-    yield from ((n, v or None) for n, v in _CSPROJ.findall(text))
+    yield from ((n, v or None) for n, v in re.findall(_CSPROJ, text))
 
 
 def _pom(text: str) -> Parsed:
-    for block in _POM_DEP.findall(text):
-        fields = dict(_POM_FIELD.findall(block))
+    for block in re.findall(_POM_DEP, text):
+        fields = dict(re.findall(_POM_FIELD, block))
         if "groupId" in fields and "artifactId" in fields:
             yield f"{fields['groupId']}:{fields['artifactId']}", fields.get("version")
 
@@ -199,8 +201,8 @@ def _pom(text: str) -> Parsed:
 def _gradle(text: str) -> Parsed:
     """``"group:artifact:version"`` coordinates; a ``$name`` / ``${name}`` version is read from a
     ``val name = "..."`` (or ``def``, ``ext.``) of the same file, else left unknown."""
-    values = dict(_GRADLE_VALUE.findall(text))
-    for group, artifact, written in _GRADLE.findall(text):
+    values = dict(re.findall(_GRADLE_VALUE, text))
+    for group, artifact, written in re.findall(_GRADLE, text):
         version = values.get(written.strip("${}"), "") if written.startswith("$") else written
         yield f"{group}:{artifact}", version or None
 
@@ -229,7 +231,7 @@ def _gem_lock(text: str) -> Parsed:
     version (``    name (1.2.3)``); a ``PATH`` gem is the project itself (a gem's own repository)."""
     for section in re.split(r"^(?=[A-Z][A-Z ]*$)", text, flags=re.M):
         if section.startswith(("GEM", "GIT")):
-            yield from _GEM_LOCK.findall(section)
+            yield from re.findall(_GEM_LOCK, section)
 
 
 def _composer(text: str) -> Parsed:
@@ -239,11 +241,11 @@ def _composer(text: str) -> Parsed:
 
 
 def _gemfile(text: str) -> Parsed:
-    yield from ((n, v or None) for n, v in _GEM.findall(text))
+    yield from ((n, v or None) for n, v in re.findall(_GEM, text))
 
 
 def _swift(text: str) -> Parsed:
-    for url, version in _SWIFT_PACKAGE.findall(text):
+    for url, version in re.findall(_SWIFT_PACKAGE, text):
         yield url.split("github.com/")[-1], version or None
 
 

@@ -95,8 +95,7 @@ _QUERY = """
 (call function: (attribute attribute: (identifier) @_method
   (#any-of? @_method "tool" "add_tool" "from_function" "Tool"))) @call
 (call function: (call)) @call
-(call function: (identifier) @_name (#match? @_name "Tool$")) @call
-(call function: (identifier) @_bare (#eq? @_bare "add_tool")) @call
+(call function: (identifier) @_name (#match? @_name "Tool$|^add_tool$")) @call
 (call function: [(identifier) (attribute)] @_annotations (#match? @_annotations "ToolAnnotations$")) @annotations
 (call arguments: (argument_list
   (keyword_argument name: (identifier) @_keyword (#eq? @_keyword "annotations")))) @definition
@@ -152,7 +151,9 @@ class PythonDetector:
             self.project.name_aliases()
             self._wrapper_markers = self._wrapper_uses() or (b"\0",)
         own_type = file.has_any(("class toolannotations",))
-        imports = file.has_any(_DETECT_WORDS) and imports_any(file.lower)
+        imports = file.has_any(_DETECT_WORDS)
+        if imports:  # only the words it holds are looked for: a search for another reads the whole file
+            imports = imports_any(file.lower, tuple(word.encode() for word in file.held(_DETECT_WORDS)))
         if not (own_type or (imports and _shaped(file)) or self._wrapped(file)):
             return
         found = captures(file)

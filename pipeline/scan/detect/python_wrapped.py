@@ -18,7 +18,6 @@ import re
 from pipeline.scan.detect.deps import Dependencies
 from pipeline.scan.detect.model import DYNAMIC, FALSE, HINT_FIELDS, TRUE, Annotations, Tool
 from pipeline.scan.detect.python_annotations import Entry, Reader
-from pipeline.scan.detect.python_definitions import definition_call
 from pipeline.scan.detect.python_index import ProjectIndex
 from pipeline.scan.detect.python_loops import loop_elements, loop_iterated
 from pipeline.scan.detect.python_rules import KNOWN_ROOTS, declared, fallback
@@ -128,6 +127,7 @@ class Rows:
     def definition(self, node: Node) -> Tool | None:
         """A tool built as an object of the project's own class (``python_definitions``): it
         declares at least one hint, and the file or its package uses an MCP SDK."""
+        from pipeline.scan.detect.python_definitions import definition_call  # imported by the trees with such calls
         call = definition_call(self.data, node)
         kind = self.fallback or self.declared
         if call is None or kind is None:

@@ -88,6 +88,11 @@ class SourceFile:
                 return True
         return False
 
+    def held(self, words: Iterable[str]) -> tuple[str, ...]:
+        """The ``words`` (lower-case) the file contains, ignoring ASCII case, in their order: what
+        ``has_any`` says of each (a search of the file for a word it lacks reads all of it)."""
+        return tuple(word for word in words if self.has_any((word,)))
+
     @property
     def lower(self) -> bytes:
         """The content with ASCII letters lower-cased (for cheap byte prefilters)."""

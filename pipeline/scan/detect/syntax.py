@@ -6,6 +6,7 @@ import ast
 import re
 from collections.abc import Iterable, Iterator
 from functools import cache
+from operator import attrgetter
 
 import tree_sitter
 
@@ -27,7 +28,10 @@ def compiled(module: str, function: str, source: str) -> tree_sitter.Query:
 def capture_map(query: tree_sitter.Query, node: Node) -> dict[str, list[Node]]:
     """Every capture of ``query`` below ``node``, by capture name, each list in source order."""
     found = tree_sitter.QueryCursor(query).captures(node)
-    return {name: sorted(set(nodes), key=lambda n: n.start_byte) for name, nodes in found.items()}
+    return {name: sorted(set(nodes), key=_START) for name, nodes in found.items()}
+
+
+_START = attrgetter("start_byte")
 
 
 #: the bytes ``re``'s ``\b`` counts as word characters (ASCII ``\w`` for bytes)

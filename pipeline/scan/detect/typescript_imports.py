@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from posixpath import dirname, join, normpath
 
 from pipeline.scan.detect import markers
@@ -18,7 +19,8 @@ from pipeline.scan.detect.typescript_values import Node, unwrap
 
 _SPEC = re.compile(rb"""(?:\bfrom|\bimport|\brequire)\s*\(?\s*["']([^"'\n]{1,200})["']""")
 _SPEC_WORDS = (b"from", b"import", b"require")
-_OPENCLAW_REEXPORT = re.compile(rb"""\bexport\b[^;]*?\bfrom\s*["']openclaw(?:/[^"']*)?["']""")
+#: ``\bexport`` written ``export(?<=\bexport)``: a literal first is found by a fast scan (six times faster)
+_OPENCLAW_REEXPORT = re.compile(rb"""export(?<=\bexport)\b[^;]*?\bfrom\s*["']openclaw(?:/[^"']*)?["']""")
 #: packages that hand the caller an official ``McpServer`` (sdk-idioms 4.3)
 MCP_WRAPPERS = ("mcp-handler", "@vercel/mcp-adapter", "agents/mcp")
 _SCRIPT_EXTENSIONS = (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs")
@@ -186,6 +188,9 @@ def imports_name(data: bytes, name: str) -> bool:
     word = name.encode()
     if word not in data:
         return False
+    from pipeline.scan.detect.typescript_names import imported_plainly  # its expressions: for trees that ask
+    if imported_plainly(data, word):
+        return True  # settled without compiling the expression below for this name
     plain = re.escape(word)
     named = rb"\{[^{}]*(?<![\w$])%s(?![\w$])[^{}]*\}" % plain
     pattern = (rb"\bimport\s+(?:type\s+)?(?:[\w$]+\s*,\s*)?%s\s*from\b|\bimport\s+(?:type\s+)?%s\s*(?:,|from\b)"
@@ -229,5 +234,8 @@ def default_export(file: SourceFile) -> Node | None:
     return None
 
 
+@lru_cache(maxsize=4096)
 def _resolve(path: str, spec: str) -> str:
+    """The module key a relative ``spec`` names from the file at ``path`` (asked again for each
+    module a file's imports are compared with: remembered)."""
     return module_key(normpath(join(dirname(path), spec)))

@@ -58,8 +58,6 @@ _DECLARATIONS = "(variable_declarator) @decl (function_declaration) @fn"
 #: a registration whose first argument is a name, not a literal: a wrapper or a loop (the call
 #: may pass type arguments: ``server.registerTool<Schema>(name, ...)``)
 _MAYBE_WRAPPER = re.compile(rb"""\.(?:registerTool|tool|addTool)\s*(?:<[^()]{0,200}>)?\s*\(\s*(?!["'`{])[A-Za-z_$]""")
-#: ``import NAME from "spec"`` (``%s``: the name), with or without named imports after it
-_DEFAULT_IMPORT = rb"\bimport\s+%s\s*(?:,\s*\{[^{}]*\}\s*)?from\s*[\"']([^\"']+)[\"']"
 _MASTRA_SERVER = re.compile(rb"\bnew\s+MCPServer\s*\(")
 #: ``const X = {``/``[``/string/function, ``function X``: names a file may define for phase 2.
 #: It reads as ``\b(?:const|let|var)\s+(X)...|\bfunction...(X)``, written to start with the
@@ -138,8 +136,8 @@ class ProjectIndex:
             self._note_names(module)
             for inner in self._imported(module, holders):
                 self._note_names(inner)
-        default = re.search(_DEFAULT_IMPORT % re.escape(word), file.data)
-        spec = frozenset({default.group(1).decode("utf-8", "replace")}) if default is not None else frozenset()
+        from pipeline.scan.detect.typescript_names import default_import
+        spec = frozenset({default}) if (default := default_import(file.data, word)) is not None else frozenset()
         for module in (m for m in self.wrapping.modules if spec and names_module(file.path, spec, m.path)):
             if (value := self._default_export(module)) is not None:
                 self.consts[name].append(value)  # import sessionTools from "./session.js": its default export
@@ -196,11 +194,12 @@ class ProjectIndex:
         """Record a file that re-exports OpenClaw or declares types with its types (no parsing needed)."""
         self.wrapping.modules.append(file)
         self.subclasses.note(file)
-        if reexports_openclaw(file.data):
+        claw = file.has_any(("openclaw",))  # the scan's answer: a file without the word is not searched
+        if claw and reexports_openclaw(file.data):
             self.openclaw_modules.add(module_key(file.path))
-        if reexports_mcp_server(file.data):
+        if file.has_any(("modelcontextprotocol",)) and reexports_mcp_server(file.data):
             self.mcp_modules.add(module_key(file.path))
-        if types := openclaw_types(file.data):
+        if claw and (types := openclaw_types(file.data)):
             self.openclaw_types[module_key(file.path)] = types
 
     def note(self, file: SourceFile) -> None:

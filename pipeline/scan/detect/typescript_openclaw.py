@@ -30,10 +30,12 @@ from pipeline.scan.detect.typescript_values import FUNCTIONS, Ref, arguments, pa
 MCP_PACKAGES = (*(p for s in SDKS.values() if s.language == "typescript" and s.is_mcp for p in s.packages),
                 *MCP_WRAPPERS)
 _OPENCLAW = SDKS["openclaw"].packages
-_NAMED_FROM = rb"""\bimport\s+(?:type\s+)?\{([^}]{0,2000})\}\s*from\s*["'](%s)["']"""
+#: ``\bimport`` is written ``import(?<=\bimport)`` here and below: a pattern that starts with a
+#: literal is searched for with a fast literal scan (ten times faster than trying every offset)
+_NAMED_FROM = rb"""import(?<=\bimport)\s+(?:type\s+)?\{([^}]{0,2000})\}\s*from\s*["'](%s)["']"""
 _FROM_OPENCLAW = re.compile(_NAMED_FROM % rb"openclaw(?:/[^\"'\n]*)?")
 _STAR_FROM_OPENCLAW = re.compile(
-    rb"""\bimport\s+(?:type\s+)?\*\s+as\s+([\w$]+)\s+from\s*["']openclaw(?:/[^"'\n]*)?["']""")
+    rb"""import(?<=\bimport)\s+(?:type\s+)?\*\s+as\s+([\w$]+)\s+from\s*["']openclaw(?:/[^"'\n]*)?["']""")
 _FROM_RELATIVE = re.compile(_NAMED_FROM % rb"\.{1,2}(?:/[^\"'\n]*)?")
 _TYPE_DECLARATION = re.compile(
     rb"\b(?:interface\s+([A-Za-z_$][\w$]*)[^{;]*\{|type\s+([A-Za-z_$][\w$]*)\s*(?:<[^>=]*>)?\s*=)")
