@@ -106,6 +106,12 @@ _QUERY = """
 """
 
 
+def prepare(_path: str) -> None:
+    """Compile ahead the query ``captures`` runs (the detector calls it in the scan's idle moments,
+    see ``pipeline.idle``)."""
+    compiled("tree_sitter_python", "language", _QUERY)
+
+
 def captures(file: SourceFile) -> dict[str, list[Node]]:
     """Every node of interest in ``file``, by capture name, in source order."""
     query = compiled("tree_sitter_python", "language", _QUERY)
@@ -124,6 +130,8 @@ _SERVER_CLASS = re.compile(rb"^[ \t]*class\s+\w+\s*\([^)]*\b(?:FastMCP|MCPServer
 
 class PythonDetector:
     """Finds Python tool definitions; one instance per tree."""
+
+    prepare = staticmethod(prepare)
 
     def __init__(self, dependencies: Dependencies) -> None:
         self.dependencies = dependencies

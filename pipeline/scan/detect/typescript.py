@@ -49,7 +49,7 @@ from pipeline.scan.detect.typescript_imports import MARKERS, Imports, imports_of
 from pipeline.scan.detect.typescript_index import ProjectIndex
 from pipeline.scan.detect.typescript_openclaw import agent_tool, imports_openclaw_type, manifest_openclaw
 from pipeline.scan.detect.typescript_values import Node, Ref, arguments, callee, unwrap
-from pipeline.scan.detect.typescript_wrappers import Wrapper, captures, element_keys
+from pipeline.scan.detect.typescript_wrappers import Wrapper, captures, element_keys, prepare
 
 _INDEX_MARKERS = (*MARKERS, b"execute", b"createtool")
 _DETECT_MARKERS = markers.TS_DETECT
@@ -72,6 +72,8 @@ _CALL_MARKERS_WORDS = markers.words(_CALL_MARKERS)
 
 class TypeScriptDetector:
     """Finds tool definitions in .ts/.tsx/.js files of one tree (two phases)."""
+
+    prepare = staticmethod(prepare)
 
     def __init__(self, dependencies: Dependencies) -> None:
         self.dependencies = dependencies
