@@ -8,11 +8,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pipeline.scan.detect.typescript import _SDK_CLASS
 from pipeline.scan.detect.typescript_classes import _EXTENDS
 from pipeline.scan.detect.typescript_imports import _OPENCLAW_REEXPORT, imports_name
 from pipeline.scan.detect.typescript_names import DEFAULT_IMPORT, imported_plainly, may_import_default
 from pipeline.scan.detect.typescript_openclaw import _FROM_OPENCLAW, _FROM_RELATIVE, _STAR_FROM_OPENCLAW
+from pipeline.scan.detect.typescript_rows import _SDK_CLASS
 
 #: pieces of import statements, glued at random into a file
 _PIECES = ["import", "type", "from", "const", "let", "var", "require", "(", "{", "}", ",", "=", ";", " ", "\n",

@@ -9,9 +9,9 @@ from hypothesis import strategies as st
 
 from pipeline.scan.detect.corpus import detect_files
 from pipeline.scan.detect.model import Tool
-from pipeline.scan.detect.typescript import has_identifier
 from pipeline.scan.detect.typescript_imports import imports_name, module_specs, names_module
 from pipeline.scan.detect.typescript_index import DECLARED_NAMES
+from pipeline.scan.detect.typescript_rows import has_identifier
 
 SDK = 'import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";\n'
 

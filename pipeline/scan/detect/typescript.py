@@ -16,21 +16,16 @@ Forms (sdk-idioms.md 4.1-4.4, 13), each attributed by the file's imports, never 
 - A project's wrappers, and wrappers of those (``typescript_wrappers``), give one row per
   call, ``via="wrapper:<name>"``; a call in a loop over a known list, one row per element.
 - A registration in a loop over a list that cannot be followed gives one row per object literal
-  with the keys it reads from the loop variable (``typescript_loops.shaped_objects``), with the
+  with the keys it reads from the loop variable (``typescript_shaped.shaped_objects``), with the
   form suffixed ``-shaped`` (``typescript.ts-mcp.register-tool-shaped``): a guess, said so; a
   ``tools/list`` handler listing a record it cannot follow (``Object.entries(tools).map(([name,
   ...]) => ...)``), one row per record member shaped as a definition (``typescript_records``).
 
-``line`` is the line of the callee's name for a call that defines one tool (``registerTool``,
-``tool``, ``addTool({..})``, ``createTool``, a wrapper call), and the line of the object
-literal's ``{`` for a tool object reached through a list, a constant or a factory.
-Exclusions: MCP client code reading hints, a project's own ``ToolAnnotations`` type, and a copy
-of an SDK's ``McpServer``/``FastMCP`` class.
+A row's ``line``, and the files left out with a reason, are described in ``typescript_rows``.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from dataclasses import replace
 from posixpath import dirname
@@ -42,12 +37,13 @@ from pipeline.scan.detect.model import NO_ANNOTATIONS, Exclusion, Tool
 from pipeline.scan.detect.paths import in_tests
 from pipeline.scan.detect.sdks import SDKS
 from pipeline.scan.detect.source import SourceFile
-from pipeline.scan.detect.syntax import occurrences
-from pipeline.scan.detect.typescript_annotations import Resolver, ToolInfo, bind, tool_info
+from pipeline.scan.detect.typescript_annotations import ToolInfo, tool_info
 from pipeline.scan.detect.typescript_classes import class_tools, framework_tools, listed_instances
 from pipeline.scan.detect.typescript_imports import MARKERS, Imports, imports_of
 from pipeline.scan.detect.typescript_index import ProjectIndex
 from pipeline.scan.detect.typescript_openclaw import agent_tool, imports_openclaw_type, manifest_openclaw
+from pipeline.scan.detect.typescript_resolver import Resolver
+from pipeline.scan.detect.typescript_rows import _declared_name, _exclusion, _line_node, _through, has_identifier
 from pipeline.scan.detect.typescript_values import Node, Ref, arguments, callee, unwrap
 from pipeline.scan.detect.typescript_wrappers import Wrapper, captures, element_keys, prepare
 
@@ -58,11 +54,6 @@ _FORMS = ("registerTool", "tool", "addTool", "addTools", "setRequestHandler", "c
           "registerAppTool")
 _CALL_MARKERS = markers.TS_CALLS
 _OBJECTISH = ("object", "identifier", "call_expression")
-_HINT_WORDS = ("readonlyhint", "destructivehint", "idempotenthint", "openworldhint")
-#: ``\bclass`` written ``class(?<=\bclass)``: a literal first is found by a fast scan (ten times faster)
-_SDK_CLASS = re.compile(rb"class(?<=\bclass)\s+(?:McpServer|FastMCP)\b")
-_SDK_METHOD = re.compile(rb"^[ \t]*(?:public\s+)?(?:registerTool|tool|addTool)\s*(?:<[^>\n]*>)?\(", re.M)
-_OWN_TYPE = re.compile(rb"\b(?:interface|type)\s+(\w*ToolAnnotations\w*)\b")
 
 
 _INDEX_MARKERS_WORDS = markers.words(_INDEX_MARKERS)
@@ -276,71 +267,3 @@ class TypeScriptDetector:
         key = parent.child_by_field_name("key") if parent is not None and parent.type == "pair" else None
         info = tool_info(res, call.at(arguments(call.node)[0]))
         return [(call, ToolInfo(call.file.text(key) if key else None, None, info.annotations))]
-
-
-def _line_node(node: Node) -> Node:
-    """The callee's name for a call, else the node itself (an object literal)."""
-    called = callee(node) if node.type == "call_expression" else None
-    return called[1] if called is not None else node
-
-
-def _declared_name(call: Ref) -> str | None:
-    parent = call.node.parent
-    while parent is not None and parent.type in ("as_expression", "satisfies_expression", "parenthesized_expression"):
-        parent = parent.parent
-    if parent is None or parent.type != "variable_declarator":
-        return None
-    return call.file.text(parent.child_by_field_name("name"))
-
-
-def _through(res: Resolver, call: Ref, outer: Wrapper) -> forms.Found:
-    """What the registration inside wrapper ``outer`` reads for ``call``: each wrapper's
-    parameters bound to the arguments it is called with, down to the one that calls the SDK."""
-    wrapper, at = outer, call
-    while True:
-        args = [_argument(res, at.at(a)) for a in arguments(at.node)]
-        res = res.within(wrapper.function, bind(wrapper.function, args, res))
-        if wrapper.inner is None:
-            break
-        wrapper, at = wrapper.inner, wrapper.call
-    method = callee(wrapper.call.node)
-    read = {"registerTool": forms.register_tool, "tool": forms.legacy_tool}.get(method[0] if method else "")
-    return read(res, wrapper.call) if read else forms.object_tools(res, wrapper.call, False)
-
-
-def _argument(res: Resolver, arg: Ref) -> Ref:
-    """A wrapper call's argument as its parameter is bound: a name or member that stands for a
-    string (``TOOLS.list``), or a loop variable bound to an object, is followed now, since it is
-    read through the parameter later; anything else is kept as written (a preset keeps its name)."""
-    target, constant = res.resolve(arg)
-    if target.node.type in ("string", "template_string"):
-        return target
-    return target if target.node.type == "object" and constant is None and target.node != unwrap(arg.node) else arg
-
-
-_IDENTIFIER_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$")
-
-
-def has_identifier(data: bytes, name: bytes) -> bool:
-    """Whether ``name`` occurs in ``data`` with no identifier character on either side."""
-    size = len(name)
-    return any(_outside_identifier(data[at - 1 : at]) and _outside_identifier(data[at + size : at + size + 1])
-               for at in occurrences(data, name))
-
-
-def _outside_identifier(char: bytes) -> bool:
-    """Whether a one-byte slice (empty at either end of the data) cannot continue an identifier."""
-    return not char or char[0] not in _IDENTIFIER_BYTES
-
-
-def _exclusion(file: SourceFile, imports: Imports) -> Exclusion | None:
-    # the expressions run only where the scan found their words (a match of ``_SDK_CLASS`` holds "mcp")
-    sdk_class = file.has_any(("mcp",)) and _SDK_CLASS.search(file.data)
-    if sdk_class and _SDK_METHOD.search(file.data):
-        return Exclusion(file.path, "sdk-source", "defines the McpServer/FastMCP registration API")
-    if file.has_any(("toolannotations",)) and (own := _OWN_TYPE.search(file.data)) is not None:
-        return Exclusion(file.path, "type-definition", f"declares {own.group(1).decode()}")
-    if not (imports.mcp_client and not imports.mcp_server_proper and file.has_any(_HINT_WORDS)):
-        return None
-    server = any(m in file.lower for m in (b"new mcpserver(", b"new fastmcp(", b"createmcphandler("))
-    return None if server else Exclusion(file.path, "client-code", "imports the MCP client and reads hints")

@@ -36,9 +36,10 @@ from dataclasses import replace
 from pipeline.scan.detect.model import NO_ANNOTATIONS
 from pipeline.scan.detect.source import GRAMMARS, SourceFile, extension
 from pipeline.scan.detect.syntax import enclosing, named
-from pipeline.scan.detect.typescript_annotations import Resolver, ToolInfo, read_annotations
+from pipeline.scan.detect.typescript_annotations import ToolInfo, read_annotations
 from pipeline.scan.detect.typescript_forms import Found, Reader
 from pipeline.scan.detect.typescript_imports import seen_from
+from pipeline.scan.detect.typescript_resolver import Resolver
 from pipeline.scan.detect.typescript_values import (
     Env,
     Node,

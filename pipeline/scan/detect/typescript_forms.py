@@ -17,14 +17,9 @@ from collections.abc import Callable
 
 from pipeline.scan.detect.model import NO_ANNOTATIONS
 from pipeline.scan.detect.syntax import descendants
-from pipeline.scan.detect.typescript_annotations import (
-    HINT_KEYS,
-    Resolver,
-    ToolInfo,
-    read_annotations,
-    tool_info,
-    tool_objects,
-)
+from pipeline.scan.detect.typescript_annotations import HINT_KEYS, ToolInfo, read_annotations, tool_info
+from pipeline.scan.detect.typescript_lists import tool_objects
+from pipeline.scan.detect.typescript_resolver import Resolver
 from pipeline.scan.detect.typescript_values import (
     PRIMITIVES,
     Node,

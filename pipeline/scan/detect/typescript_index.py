@@ -23,7 +23,6 @@ import re
 from collections import defaultdict
 
 from pipeline.scan.detect.source import SourceFile
-from pipeline.scan.detect.typescript_annotations import Resolver
 from pipeline.scan.detect.typescript_classes import Subclasses
 from pipeline.scan.detect.typescript_imports import (
     Imports,
@@ -38,6 +37,7 @@ from pipeline.scan.detect.typescript_imports import (
     seen_from,
 )
 from pipeline.scan.detect.typescript_openclaw import openclaw_types
+from pipeline.scan.detect.typescript_resolver import Resolver
 from pipeline.scan.detect.typescript_values import (
     Node,
     Ref,

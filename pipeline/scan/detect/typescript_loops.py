@@ -13,15 +13,10 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from pipeline.scan.detect.syntax import descendants, named
-from pipeline.scan.detect.typescript_annotations import (
-    Resolver,
-    ToolInfo,
-    bind,
-    helper_object,
-    tool_info,
-    tool_objects,
-)
+from pipeline.scan.detect.typescript_annotations import ToolInfo, helper_object, tool_info
 from pipeline.scan.detect.typescript_forms import Found, Reader
+from pipeline.scan.detect.typescript_lists import tool_objects
+from pipeline.scan.detect.typescript_resolver import Resolver, bind
 from pipeline.scan.detect.typescript_values import (
     Env,
     Node,

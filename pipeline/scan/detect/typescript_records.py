@@ -16,7 +16,7 @@ import re
 from typing import TYPE_CHECKING
 
 from pipeline.scan.detect.paths import in_tests
-from pipeline.scan.detect.typescript_annotations import Resolver
+from pipeline.scan.detect.typescript_resolver import Resolver
 from pipeline.scan.detect.typescript_values import Ref, entries
 from pipeline.scan.detect.typescript_wrappers import captures
 
