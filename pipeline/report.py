@@ -25,7 +25,8 @@ from matplotlib.figure import Figure
 from pipeline import manifest as manifests
 from pipeline import plots, runtime_stats, schema, stats
 from pipeline.errors import ManifestError
-from pipeline.report_markdown import AGREEMENT_CHART, CHARTS, markdown_table, render
+from pipeline.report_markdown import render
+from pipeline.report_tables import AGREEMENT_CHART, CHARTS, markdown_table
 
 __all__ = ["CHARTS", "ReportData", "charts", "choose_manifest", "collect", "export", "load", "markdown_table",
            "no_runtime_frames", "png_bytes", "rebuild", "render", "runtime_frames", "write", "write_from_db"]

@@ -3,35 +3,26 @@
 Every column header says what its numbers are: *matches* (case-insensitive byte counts of a
 term), *tool definitions* (detector rows), *declared* (the key is written), *declared true /
 false* (the literal written) or *effective* (what a client applying the schema defaults reads).
-In the runtime truth section, *received* is what a running server sent in answer to tools/list,
-against *declared in source* and *expected on the wire* (the SDK's documented behaviour applied).
+The runtime truth section is written by ``pipeline.report_runtime``, tables, cells and chart
+images by ``pipeline.report_tables``.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
 from pipeline.caveats import CAVEATS
+from pipeline.report_runtime import runtime
+from pipeline.report_tables import NO_VALUE, cell_text, commit, image, markdown_table
 
 if TYPE_CHECKING:
     from pipeline.report import ReportData
 
-#: the chart of the runtime truth section, drawn only when a server is paired with a repository
-AGREEMENT_CHART = "runtime-agreement.png"
-#: chart file -> its alt text
-CHARTS = {
-    "published-vs-measured.png": "Published vs measured matches, stacked by where they sit",
-    "tools-by-sdk.png": "Tool definitions by repository and library",
-    "hint-coverage.png": "MCP tool definitions that declare each field, in source and on the wire",
-    AGREEMENT_CHART: "Per hint, tools in source and received at run time: how the two agree",
-}
 SOURCES = {"git": "a local git copy of the pinned commit", "github": "the GitHub archive of the pinned commit",
            "tarball": "a local archive of the pinned commit"}
-NO_VALUE = "\N{EN DASH}"
 #: the readings of ``stats.hint_coverage``, as a table header says them
 READINGS = {"declared in source": "source", "on the wire": "wire"}
 
@@ -53,57 +44,19 @@ def render(data: ReportData) -> str:
     parts = [f"# Census report: {data.manifest}", INTRO, _provenance(data.repositories),
              "## Repositories", _repositories(data.repositories),
              "## Published vs measured", PUBLISHED_TEXT, _published(data.published_vs_measured),
-             _image("published-vs-measured.png"),
-             "## MCP tools by SDK", _tools(data.tools_by_sdk), _image("tools-by-sdk.png"),
+             image("published-vs-measured.png"),
+             "## MCP tools by SDK", _tools(data.tools_by_sdk), image("tools-by-sdk.png"),
              "### Look-alikes left out", LOOKALIKES_TEXT, _lookalikes(data.lookalikes_excluded),
              "## Hint coverage", _coverage_text(data.hint_coverage), _coverage(data.hint_coverage),
-             _image("hint-coverage.png"),
+             image("hint-coverage.png"),
              "## Effective hints", EFFECTIVE_TEXT, _effective(data.effective_summary),
-             "## Runtime truth", *_runtime(data),
+             "## Runtime truth", *runtime(data),
              "## Caveats", CAVEATS_TEXT, _caveats(data.caveats)]
     return "\n\n".join(p for p in parts if p) + "\n"
 
 
-def markdown_table(frame: pl.DataFrame, headers: Mapping[str, str] | None = None,
-                   formats: Mapping[str, Callable[[Any], str]] | None = None) -> str:
-    """``frame`` as a Markdown table: ``headers`` picks and names the columns (default: all,
-    as they are), ``formats`` formats the cells of a column; numbers are right-aligned."""
-    headers = headers or {c: c for c in frame.columns}
-    numeric = [frame.schema[c].is_numeric() for c in headers]
-    lines = ["| " + " | ".join(headers.values()) + " |",
-             "|" + "|".join("--:" if n else "---" for n in numeric) + "|"]
-    for row in frame.select(list(headers)).iter_rows(named=True):
-        cells = [(formats or {}).get(c, _cell)(row[c]) for c in headers]
-        lines.append("| " + " | ".join(_escape(cell) for cell in cells) + " |")
-    return "\n".join(lines) if len(frame) else "\n".join([*lines, "| " + " | ".join(["(none)"] * len(headers)) + " |"])
-
-
-def _cell(value: Any) -> str:
-    if value is None:
-        return NO_VALUE
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, float):
-        return f"{math.floor(value * 100 + 0.5)}%"  # half up: 62.5% is 63%
-    if isinstance(value, list):
-        return ", ".join(map(str, value)) or NO_VALUE
-    return str(value)
-
-
-def _escape(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
-
-
-def _commit(value: Any) -> str:
-    return str(value)[:12] if value else NO_VALUE
-
-
 def _signed(value: Any) -> str:
     return NO_VALUE if value is None else f"{value:+d}" if value else "0"
-
-
-def _image(name: str) -> str:
-    return f"![{CHARTS[name]}]({name})"
 
 
 def _provenance(repos: pl.DataFrame) -> str:
@@ -123,7 +76,7 @@ def _repositories(repos: pl.DataFrame) -> str:
                "regular_files": "regular files", "skipped_members": "members not read", "mcp_tools": "MCP tools",
                "annotated_tools": "MCP tools declaring annotations (source)", "lookalike_tools": "look-alike tools",
                "note": "note"}
-    return markdown_table(repos, headers, {"commit": _commit})
+    return markdown_table(repos, headers, {"commit": commit})
 
 
 PUBLISHED_TEXT = """\
@@ -162,7 +115,7 @@ def _coverage_text(coverage: pl.DataFrame) -> str:
         row = coverage.filter(pl.col("reading") == reading).row(0, named=True)
         where = {"declared in source": "in source", "on the wire": "on the wire"}.get(reading, reading)
         sentences.append(f"{where}, {row['annotated_tools']} of {row['tools']} MCP tool definitions carry an "
-                         f"annotations object ({_cell(row['annotated_share'])})")
+                         f"annotations object ({cell_text(row['annotated_share'])})")
     found = "; ".join(sentences)
     return ("The seed article's table, over the MCP tool definitions found here, once as the source declares "
             "them and once as a client receives them (the SDK's documented behaviour applied). "
@@ -230,103 +183,3 @@ def _by_text(frame: pl.DataFrame) -> list[tuple[str, str, list[str]]]:
 def _examples(paths: list[str], shown: int = 3) -> str:
     more = f" and {len(paths) - shown} more" if len(paths) > shown else ""
     return ", ".join(f"`{p}`" for p in paths[:shown]) + more
-
-
-NO_CAPTURES = """\
-The database holds no runtime captures: `census probe NAME -- COMMAND [ARGS...]` (or `--url URL`)
-captures a running server's tools/list, `census ingest-tools-list FILE --server NAME` loads one
-saved earlier, and `--repo OWNER/NAME` on either names the repository holding its source."""
-
-RUNTIME_TEXT = """\
-What running servers sent in answer to tools/list, against what their source declares. Each
-number says its side: **received** is what a server sent at run time (a hint is received when
-its key holds a value; null counts as absent; *received true / false* are the JSON booleans),
-**declared in source** is what the detector found (as above), and **expected on the wire** is
-what the SDK's documented behaviour makes of the declaration (the *on the wire* reading above)."""
-
-RECEIVED_TEXT = """\
-The seed article's table from the tools/list answers, over every server captured in the database
-(paired with a repository of this manifest or not)"""
-
-PAIRED_TEXT = """\
-For each server paired with a repository of this manifest (by `--repo`, or a server named like
-the repository), tools are matched by name with the repository's MCP tool definitions at its
-latest scanned snapshot (the commit below; a name defined more than once stands for its first
-definition outside tests). Per server: tools found on both sides, defined in source but not
-received, received but not found in source:"""
-
-AGREEMENT_TEXT = """\
-Per hint, over the tools on both sides: the value declared in source against the value received
-(*same*; *added on wire*: unset in source, received; *dropped on wire*: declared, not received;
-*differ*: both set, to different values; *resolved*: an expression in source), and how many were
-received as expected on the wire."""
-
-NOT_PAIRED = """\
-No captured server is paired with a scanned repository of this manifest: pass `--repo OWNER/NAME`
-to `census probe` or `census ingest-tools-list`, or name the server like the repository."""
-
-
-def _runtime(data: ReportData) -> list[str]:
-    """The runtime truth section's parts, after its heading."""
-    captures = data.runtime_captures
-    if captures.is_empty():
-        return [NO_CAPTURES]
-    ok = captures.filter(pl.col("status") == "ok")
-    skipped = captures.filter(pl.col("status") != "ok")
-    held = (f"The database holds {len(captures)} tools/list captures: {len(ok)} read to the end (ok) and "
-            f"{len(skipped)} skipped.")
-    return [RUNTIME_TEXT, held,
-            "### Received at run time", _received_text(data.runtime_coverage), _received(data.runtime_coverage),
-            _servers(ok),
-            "### Declared in source vs received", *_paired(data),
-            "### Skipped captures", _skipped(skipped)]
-
-
-def _received_text(coverage: pl.DataFrame) -> str:
-    row = coverage.row(0, named=True)
-    return (f"{RECEIVED_TEXT}: {row['tools']} tools received from {row['servers']} servers, {row['annotated_tools']} "
-            f"of them with an annotations object ({_cell(row['annotated_share'])}). `title` is "
-            "`annotations.title`: only counted as received.")
-
-
-def _received(coverage: pl.DataFrame) -> str:
-    headers = {"field": "field", "set": "received set", "set_true": "received true", "set_false": "received false",
-               "set_other": "received, not a boolean"}
-    return markdown_table(coverage, headers, {"field": lambda f: f"`{f}`"})
-
-
-def _servers(ok: pl.DataFrame) -> str:
-    headers = {"server": "server", "transport": "captured from", "captured_at_utc": "captured (UTC)",
-               "pages": "tools/list pages", "tools": "tools received",
-               "annotated_tools": "received with annotations", "reason": "note"}
-    return markdown_table(ok, headers, {"captured_at_utc": _moment})
-
-
-def _paired(data: ReportData) -> list[str]:
-    if data.runtime_pairs.is_empty():
-        return [NOT_PAIRED]
-    pinned = set(data.repositories.select("repo", "commit").rows())
-    pairs = data.runtime_pairs.with_columns(pinned=pl.Series(
-        [row in pinned for row in data.runtime_pairs.select("repo", "commit").rows()], dtype=pl.Boolean))
-    headers = {"server": "server", "repo": "repo", "commit": "commit (source)", "pinned": "pinned by the manifest",
-               "both": "tools on both sides", "source_only": "declared in source, not received",
-               "runtime_only": "received, not in source"}
-    agreement = {"server": "server", "hint": "hint", "both": "tools on both sides",
-                 "same": "same (declared = received)", "added_on_wire": "added on wire",
-                 "dropped_on_wire": "dropped on wire", "differ": "differ", "resolved": "resolved",
-                 "as_expected": "received as expected on the wire"}
-    return [PAIRED_TEXT, markdown_table(pairs, headers, {"commit": _commit}), AGREEMENT_TEXT,
-            markdown_table(data.runtime_agreement, agreement, {"hint": lambda h: f"`{h}`"}), _image(AGREEMENT_CHART)]
-
-
-def _skipped(skipped: pl.DataFrame) -> str:
-    if skipped.is_empty():
-        return "None: every capture was read to the end."
-    headers = {"server": "server", "transport": "captured from", "captured_at_utc": "captured (UTC)",
-               "reason": "reason"}
-    return ("Servers whose tools/list was not read to the end, with the reason; they count nowhere above.\n\n"
-            + markdown_table(skipped, headers, {"captured_at_utc": _moment}))
-
-
-def _moment(value: Any) -> str:
-    return NO_VALUE if value is None else f"{value:%Y-%m-%d %H:%M:%S}"

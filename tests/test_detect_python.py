@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from pipeline.scan.detect.corpus import detect_files
 from pipeline.scan.detect.model import Tool
-from pipeline.scan.detect.python import SHAPE_WORDS, has_call_shape, imports_any
+from pipeline.scan.detect.python_prefilter import SHAPE_WORDS, has_call_shape, imports_any
 
 
 def _tools(files: dict[str, str]) -> list[Tool]:

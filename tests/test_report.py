@@ -23,8 +23,8 @@ from report_world import SKIPPED_REPO, ReportWorld, with_runtime
 
 from pipeline import report, stats
 from pipeline.errors import ManifestError
-from pipeline.report_markdown import NO_CAPTURES
-from pipeline.report_markdown import NO_VALUE as DASH
+from pipeline.report_runtime import NO_CAPTURES
+from pipeline.report_tables import NO_VALUE as DASH
 
 ROOT = Path(__file__).resolve().parent.parent
 COMMITTED = ROOT / "reports" / "published-2026"

@@ -12,7 +12,7 @@ PYTHON_HINTS = (b"readonlyhint", b"read_only_hint", b"destructivehint", b"destru
                 b"idempotent_hint", b"openworldhint", b"open_world_hint")
 #: (with a hint spelling) a file is indexed only if it holds one of these lower-cased bytes
 PYTHON_INDEX = (b".tool(", b"add_tool(", b"toolannotations", b"list_tools", b"fastmcp(", b"mcpserver(", b"pydantic_ai")
-#: the words of a registration's shape (the rest are expressions: ``python.has_call_shape``)
+#: the words of a registration's shape (the rest are expressions: ``python_prefilter.has_call_shape``)
 PYTHON_SHAPE = (b"list_tools", b"from_function", b"function_tool", b"toolannotations", b"class fastmcp",
                 b"class mcpserver", b"mcp_tool_trigger", b"mcptooltrigger", b"add_tool(")
 #: one of these must be in the file before its imports are read (a plain search is faster)

@@ -28,6 +28,9 @@ enclosing the file then settles ``fastmcp`` or ``mcp``.
 Files defining their own ``ToolAnnotations`` class are excluded as ``type-definition``, copies of an
 SDK's ``FastMCP`` / ``MCPServer`` class as ``sdk-source``, and files that only read hints through an
 MCP client as ``client-code``.
+
+Which files are parsed is settled from their bytes first (``python_prefilter``); the query run
+over a parsed file and the scope built from its captures are in ``python_syntax``.
 """
 
 from __future__ import annotations
@@ -40,83 +43,21 @@ from pipeline.scan.detect.deps import Dependencies
 from pipeline.scan.detect.model import Exclusion, Tool
 from pipeline.scan.detect.python_forms import FileForms
 from pipeline.scan.detect.python_index import ProjectIndex
-from pipeline.scan.detect.python_rules import KNOWN_ROOTS, fallback
-from pipeline.scan.detect.python_scope import Node, Scope, classify, last_name, string_value, text
+from pipeline.scan.detect.python_prefilter import (
+    DETECT_WORDS,
+    HINT_MARKERS,
+    INDEX_MARKERS,
+    SHAPE_WORDS,
+    has_call_shape,
+    imports_any,
+)
+from pipeline.scan.detect.python_rules import fallback
+from pipeline.scan.detect.python_scope import Node, Scope, text
+from pipeline.scan.detect.python_syntax import build_scope, captures, prepare
 from pipeline.scan.detect.source import SourceFile
-from pipeline.scan.detect.syntax import WORD_BYTES, capture_map, compiled, occurrences
-
-HINT_MARKERS, INDEX_MARKERS, DETECT_WORDS = markers.PYTHON_HINTS, markers.PYTHON_INDEX, markers.PYTHON_DETECT
-_IMPORT_KEYWORDS = (b"from ", b"from\t", b"import ", b"import\t")
-
-
-def imports_any(lower: bytes, words: tuple[bytes, ...] = DETECT_WORDS) -> bool:
-    """Whether a line of ``lower`` (lower-cased source) starting with ``from`` or ``import`` names
-    one of ``words`` (as ``(?m)^[ \\t]*(?:from|import)[ \\t][^\\n]*(?:word|...)`` would find, at twice
-    its speed: only the lines where a word occurs are looked at). A file is read in phase 2 only
-    if it imports something tool-related ..."""
-    return any(lower[lower.rfind(b"\n", 0, at) + 1 : at].lstrip(b" \t").startswith(_IMPORT_KEYWORDS)
-               for word in words for at in occurrences(lower, word))
-
-
-#: ... and has the shape of a registration, a hint's name (client code reading one is recorded),
-#: or a class we exclude (or names a known wrapper); a word such as "type hint" is not enough.
-#: The shapes are those ``_QUERY`` can turn into a row: a call of ``.tool`` / ``.add_tool`` or
-#: of a name ending in ``Tool`` (case matters, as in the query), a decorator ``@...tool``, or
-#: ``.tool`` read as a value (not ``mock.tool.called`` or ``mock.tool = ...`` in a test);
-#: ``handler.call_tool(...)`` has none of them (``SHAPE_WORDS``, ``has_call_shape``)
-SHAPE_WORDS = (*markers.PYTHON_SHAPE, *HINT_MARKERS)
-_CALL_AFTER = re.compile(rb"\s*\(")
-_ACCESS_AFTER = re.compile(rb"\s*[.=]")
-_DECORATOR = re.compile(rb"@[\w.]*tool\b")
-
-
-def has_call_shape(lower: bytes, data: bytes) -> bool:
-    """Whether source (``data``, and ``lower``: the same lower-cased) has a call or decorator
-    shape described above; with ``SHAPE_WORDS`` (which the scan finds) that is the whole shape.
-    The expressions are tried only where ``tool`` or ``@`` occurs: one alternation of them all is
-    three times slower, since its first characters are common letters."""
-    for at in occurrences(lower, b"tool"):
-        end = at + 4
-        dotted = lower[at - 1 : at] == b"."
-        if _CALL_AFTER.match(lower, end) and (dotted or lower[at - 5 : at] == b".add_" or data[at:end] == b"Tool"):
-            return True
-        if dotted and (end == len(lower) or lower[end] not in WORD_BYTES) and not _ACCESS_AFTER.match(lower, end):
-            return True
-    return any(_DECORATOR.match(lower, at) for at in occurrences(lower, b"@"))
-
+from pipeline.scan.detect.syntax import capture_map, compiled
 
 CLIENT_NAMES = ("ClientSession", "Client", "client")
-
-_QUERY = """
-(import_statement) @import
-(import_from_statement) @import
-(assignment) @assign
-(return_statement) @return
-(call function: (attribute attribute: (identifier) @_method
-  (#any-of? @_method "tool" "add_tool" "from_function" "Tool"))) @call
-(call function: (call)) @call
-(call function: (identifier) @_name (#match? @_name "Tool$|^add_tool$")) @call
-(call function: [(identifier) (attribute)] @_annotations (#match? @_annotations "ToolAnnotations$")) @annotations
-(call arguments: (argument_list
-  (keyword_argument name: (identifier) @_keyword (#eq? @_keyword "annotations")))) @definition
-(call arguments: (argument_list (keyword_argument name: (identifier) @_key (#eq? @_key "on_list_tools")))) @call
-(decorated_definition) @decorated
-(function_definition) @function
-(class_definition) @class
-"""
-
-
-def prepare(_path: str) -> None:
-    """Compile ahead the query ``captures`` runs (the detector calls it in the scan's idle moments,
-    see ``pipeline.idle``)."""
-    compiled("tree_sitter_python", "language", _QUERY)
-
-
-def captures(file: SourceFile) -> dict[str, list[Node]]:
-    """Every node of interest in ``file``, by capture name, in source order."""
-    query = compiled("tree_sitter_python", "language", _QUERY)
-    return file.kept(_QUERY, lambda: capture_map(query, file.tree.root_node))
-
 
 _HINT_WORDS, _INDEX_WORDS = markers.words(HINT_MARKERS), markers.words(INDEX_MARKERS)
 _SHAPE_WORDS = markers.words(SHAPE_WORDS)
@@ -279,64 +220,3 @@ def _client_code(file: SourceFile, scope: Scope) -> bool:
     client = any(q.split(".")[0] in ("mcp", "fastmcp") and any(c in q for c in CLIENT_NAMES)
                  for q in scope.imports.values())
     return client or b"clientsession" in file.lower
-
-
-def build_scope(file: SourceFile, found: dict[str, list[Node]], index: ProjectIndex) -> Scope:
-    """The file's imports and the variables bound to SDK objects or project wrappers."""
-    scope = Scope(file.data)
-    for node in found.get("import", []):
-        scope.add_import(node)
-    _imported_objects(scope, index, file.path)
-    for node in found.get("function", []):
-        _typed_parameters(scope, node)
-    for node in found.get("assign", []):
-        _assignment(scope, node, index)
-    return scope
-
-
-def _imported_objects(scope: Scope, index: ProjectIndex, path: str) -> None:
-    for local, qual in list(scope.imports.items()):
-        module, _, name = qual.rpartition(".")
-        if qual.split(".")[0] in KNOWN_ROOTS or (found := index.object_for(name, path, module)) is None:
-            continue
-        if classify(found.callee):
-            scope.bindings[local] = found.callee or ""
-        elif found.callee_name in index.wrapper_classes:
-            scope.bindings[local] = f"wrapper:{found.callee_name}"
-            scope.wrapper_args[local] = found.first_arg
-
-
-def _typed_parameters(scope: Scope, node: Node) -> None:
-    params = node.child_by_field_name("parameters")
-    for child in params.named_children if params is not None else []:
-        if child.type not in ("typed_parameter", "typed_default_parameter"):
-            continue
-        name = child.child_by_field_name("name") or child.named_children[0]
-        kind_node = child.child_by_field_name("type")
-        inner = kind_node.named_children[0] if kind_node is not None and kind_node.named_children else None
-        quoted = string_value(scope.data, inner)
-        qual = scope.imports.get(quoted) if quoted is not None else scope.qualify(inner)
-        if classify(qual):
-            scope.bindings[text(scope.data, name)] = qual or ""
-
-
-def _assignment(scope: Scope, node: Node, index: ProjectIndex) -> None:
-    left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
-    if left is None or right is None:
-        return
-    target = text(scope.data, left)
-    if right.type in ("identifier", "attribute") and (bound := scope.receiver(right)) is not None:
-        scope.bindings[target] = bound
-    if right.type != "call":
-        return
-    function = right.child_by_field_name("function")
-    qual = scope.qualify(function)
-    if classify(qual):
-        scope.bindings[target] = qual or ""
-    elif (own := index.server_classes.get(last_name(scope.data, function) or "")) is not None:
-        scope.bindings[target] = own  # an instance of the project's subclass of an SDK server
-    elif (name := last_name(scope.data, function)) in index.wrapper_classes and name is not None:
-        scope.bindings[target] = f"wrapper:{name}"
-        args = right.child_by_field_name("arguments")
-        first = [c for c in args.named_children if c.type != "keyword_argument"][:1] if args is not None else []
-        scope.wrapper_args[target] = text(scope.data, first[0]) if first else ""

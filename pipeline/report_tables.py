@@ -1,0 +1,65 @@
+"""The building blocks of a report's Markdown: tables, the text of their cells, and chart images.
+
+A table's numbers are right-aligned; a missing value is an en dash (``NO_VALUE``), a share a
+percentage rounded half up. ``CHARTS`` names every chart file with its alt text.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import polars as pl
+
+#: the chart of the runtime truth section, drawn only when a server is paired with a repository
+AGREEMENT_CHART = "runtime-agreement.png"
+#: chart file -> its alt text
+CHARTS = {
+    "published-vs-measured.png": "Published vs measured matches, stacked by where they sit",
+    "tools-by-sdk.png": "Tool definitions by repository and library",
+    "hint-coverage.png": "MCP tool definitions that declare each field, in source and on the wire",
+    AGREEMENT_CHART: "Per hint, tools in source and received at run time: how the two agree",
+}
+NO_VALUE = "\N{EN DASH}"
+
+
+def markdown_table(frame: pl.DataFrame, headers: Mapping[str, str] | None = None,
+                   formats: Mapping[str, Callable[[Any], str]] | None = None) -> str:
+    """``frame`` as a Markdown table: ``headers`` picks and names the columns (default: all,
+    as they are), ``formats`` formats the cells of a column; numbers are right-aligned."""
+    headers = headers or {c: c for c in frame.columns}
+    numeric = [frame.schema[c].is_numeric() for c in headers]
+    lines = ["| " + " | ".join(headers.values()) + " |",
+             "|" + "|".join("--:" if n else "---" for n in numeric) + "|"]
+    for row in frame.select(list(headers)).iter_rows(named=True):
+        cells = [(formats or {}).get(c, cell_text)(row[c]) for c in headers]
+        lines.append("| " + " | ".join(_escape(cell) for cell in cells) + " |")
+    return "\n".join(lines) if len(frame) else "\n".join([*lines, "| " + " | ".join(["(none)"] * len(headers)) + " |"])
+
+
+def cell_text(value: Any) -> str:
+    """``value`` as the text of a table cell (the default format of ``markdown_table``)."""
+    if value is None:
+        return NO_VALUE
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{math.floor(value * 100 + 0.5)}%"  # half up: 62.5% is 63%
+    if isinstance(value, list):
+        return ", ".join(map(str, value)) or NO_VALUE
+    return str(value)
+
+
+def _escape(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def commit(value: Any) -> str:
+    """A commit SHA as a table cell: its first 12 characters."""
+    return str(value)[:12] if value else NO_VALUE
+
+
+def image(name: str) -> str:
+    """The Markdown image of chart file ``name``, with its alt text from ``CHARTS``."""
+    return f"![{CHARTS[name]}]({name})"
