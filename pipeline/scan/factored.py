@@ -20,7 +20,6 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import cast
 
 import hyperscan
 
@@ -82,7 +81,8 @@ class FactoredMatcher:
         self._needles = list(needles)
         self._lens = [len(n) for n in needles]
         self._tally = [0, 0]
-        self._scans = [(match.database([g.factor], [caseless]), self._callback(g)) for g in grouped]
+        self._dbs = [match.database([g.factor], [caseless]) for g in grouped]
+        self._handlers = [self._callback(g) for g in grouped]
         self._dense = match.NativeMatcher(needles)  # for a buffer too rich in factor hits
         self._buf, self._first, self._last = b"", 0, 0
         self._hits: list[tuple[int, int]] = []
@@ -117,19 +117,11 @@ class FactoredMatcher:
         self._buf, self._first, self._last = buf, first, last
         hits: list[tuple[int, int]] = []
         self._hits = hits
-        tally = self._tally
-        tally[0], tally[1] = 0, match.MIN_HITS + (last - first) // match.BYTES_PER_HIT
-        region = cast(bytes, memoryview(buf)[first:last])  # a view, not a copy: hyperscan takes any buffer
         try:
-            for db, on_match in self._scans:
-                db.scan(region, match_event_handler=on_match)
-        except hyperscan.error:
-            if tally[0] > tally[1]:  # our callback stopped the scan (hyperscan.ScanTerminated)
-                return None
-            raise
+            done = match.budgeted_scan(self._dbs, match.region(buf, first, last), self._handlers, self._tally)
         finally:
             self._buf = b""
-        return hits
+        return hits if done else None
 
     def _callback(self, group: Group) -> match.OnMatch:
         """The match callback of ``group``'s scan: each term of the group whose bytes lie around

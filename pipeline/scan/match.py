@@ -106,14 +106,9 @@ class NativeMatcher:
         found, tally = self._found, self._tally
         self._starts[:] = resume
         self.seen.clear()
-        tally[0], tally[1] = 0, MIN_HITS + len(buf) // BYTES_PER_HIT
-        try:
-            self._db.scan(buf, match_event_handler=self._on_match)
-        except hyperscan.error:
-            if tally[0] > tally[1]:  # our callback stopped the scan (hyperscan.ScanTerminated)
-                found[:] = [0] * len(found)
-                return False
-            raise
+        if not budgeted_scan([self._db], buf, [self._on_match], tally):
+            found[:] = [0] * len(found)
+            return False
         if tally[0]:
             for i, n in enumerate(found):
                 counts[i] += n
@@ -139,20 +134,37 @@ class NativeMatcher:
         one's end (as ``bytes.count``). ``None`` when the region is too dense with matches:
         the caller counts it another way."""
         first, last = spans[0][0], spans[-1][1]
-        hits, tally = self._hits, self._tally
+        hits = self._hits
         hits.clear()
-        tally[0], tally[1] = 0, MIN_HITS + (last - first) // BYTES_PER_HIT
-        try:
-            # a view, not a copy: hyperscan takes any buffer (its stub says bytes)
-            self._spans().scan(cast(bytes, memoryview(buf)[first:last]), match_event_handler=self._on_hit)
-        except hyperscan.error:
-            if tally[0] > tally[1]:
-                return None
-            raise
+        if not budgeted_scan([self._spans()], region(buf, first, last), [self._on_hit], self._tally):
+            return None
         if not hits:
             return {}, {}
         starts, ends = [s - first for s, _ in spans], [e - first for _, e in spans]
         return attributed(hits, starts, ends, self._lens, self._terms)
+
+
+def region(buf: bytes, first: int, last: int) -> bytes:
+    """``buf[first:last]`` as a view, not a copy: hyperscan takes any buffer (its stub says bytes)."""
+    return cast(bytes, memoryview(buf)[first:last])
+
+
+def budgeted_scan(
+    dbs: Sequence[hyperscan.Database], data: bytes, handlers: Sequence[OnMatch], tally: list[int]
+) -> bool:
+    """Scan ``data`` with each database and its match handler in turn, the handlers counting their
+    matches in ``tally[0]`` and stopping the scan once it exceeds ``tally[1]``, set here to the
+    budget for ``data`` (``MIN_HITS`` plus one per ``BYTES_PER_HIT``); ``False`` when a handler
+    stopped it: ``data`` is too dense with matches for callbacks."""
+    tally[0], tally[1] = 0, MIN_HITS + len(data) // BYTES_PER_HIT
+    try:
+        for db, handler in zip(dbs, handlers, strict=True):
+            db.scan(data, match_event_handler=handler)
+    except hyperscan.error:
+        if tally[0] > tally[1]:  # our callback stopped the scan (hyperscan.ScanTerminated)
+            return False
+        raise
+    return True
 
 
 def attributed(
