@@ -42,14 +42,12 @@ BLOCK_BYTES = 4 << 20
 FIRST_BLOCK_BYTES = 256 << 10
 SMALL_BLOCK_BYTES = 1 << 20
 LARGE_AFTER_BYTES = 8 << 20
-#: blocks the worker may inflate ahead of the reader
-QUEUE_BLOCKS = 4
+#: blocks the worker may inflate ahead of the reader, the one it is inflating included
+QUEUE_BLOCKS = 5
 #: the switch interval while an inflater is open: the worker waits at most this long for the GIL
 #: (it takes it a few times per block; 0.5 ms left the reader waiting for blocks a third of a
 #: large scan, 0.1 ms cut the scan of a 160 MB tree by a tenth, 0.02 ms gained nothing more)
 SWITCH_SECONDS = 0.0001
-#: how long ``close`` waits for the worker to end before emptying the queue again
-CLOSE_POLL_SECONDS = 0.005
 #: inflated bytes after which an archive is large enough for its freed blocks to be kept
 KEEP_AFTER_BYTES = 8 << 20
 #: free memory glibc may keep (``M_TRIM_THRESHOLD``) once blocks are kept
@@ -128,7 +126,12 @@ class Inflater:
     """
 
     def __init__(self, opener: Callable[[], Source], block_bytes: int = BLOCK_BYTES) -> None:
-        self._blocks: queue.Queue[bytes | BaseException] = queue.Queue(QUEUE_BLOCKS)
+        # two C queues, so that a hand-over costs the worker one call with the GIL, not a Python
+        # ``queue.Queue`` (a condition and its locks: each a chance to wait for the GIL again)
+        self._blocks: queue.SimpleQueue[bytes | BaseException] = queue.SimpleQueue()
+        self._room: queue.SimpleQueue[None] = queue.SimpleQueue()  # a token per block it may inflate ahead
+        for _ in range(QUEUE_BLOCKS):
+            self._room.put(None)
         self._stop = threading.Event()
         self._block_bytes = block_bytes
         self._pending = b""  # a block a read took only part of, from ``self._offset`` on
@@ -173,11 +176,9 @@ class Inflater:
             return
         self._closed = True
         self._stop.set()
-        while self._worker.is_alive():  # a worker waiting to queue a block is let through
-            with contextlib.suppress(queue.Empty):
-                while True:
-                    self._blocks.get_nowait()
-            self._worker.join(CLOSE_POLL_SECONDS)
+        self._room.put(None)  # a worker waiting for room wakes up and sees the stop
+        self._worker.join()
+        self._blocks = queue.SimpleQueue()  # the blocks it inflated ahead are let go
         _SWITCHES.closed()
 
     def __enter__(self) -> Inflater:
@@ -199,6 +200,7 @@ class Inflater:
             if not idle.run_one():
                 block = self._blocks.get()
                 break
+        self._room.put(None)
         if isinstance(block, BaseException):
             self._done = True
             raise block
@@ -207,13 +209,18 @@ class Inflater:
         return block
 
     def _inflate(self, opener: Callable[[], Source]) -> None:
-        """The worker: inflate block after block until the end, an error or ``close``."""
+        """The worker: inflate block after block, each once there is room, until the end, an
+        error or ``close``."""
         try:
             stream, size, inflated = opener(), min(FIRST_BLOCK_BYTES, self._block_bytes), 0
             try:
-                while not self._stop.is_set():
+                while True:
+                    self._room.get()
+                    if self._stop.is_set():
+                        return
                     block = stream.read(size)
-                    if not self._put(block) or not block:
+                    self._blocks.put(block)
+                    if not block:
                         return
                     if inflated < KEEP_AFTER_BYTES <= inflated + len(block):
                         keep_freed_blocks()
@@ -222,14 +229,4 @@ class Inflater:
             finally:
                 stream.close()
         except BaseException as error:  # handed to the reader, who raises it
-            self._put(error)
-
-    def _put(self, item: bytes | BaseException) -> bool:
-        """Queue ``item`` unless ``close`` was called first."""
-        while not self._stop.is_set():
-            try:
-                self._blocks.put(item, timeout=0.05)
-                return True
-            except queue.Full:
-                continue
-        return False
+            self._blocks.put(error)
