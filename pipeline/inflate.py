@@ -17,13 +17,10 @@ more time waiting than inflating. ``_SwitchInterval`` shortens the interval whil
 
 Once an archive proves large, ``keep_freed_blocks`` has the C allocator keep the memory of the
 blocks freed for the next ones, rather than hand it back to the kernel and fault it in again.
-While the next block is not ready, the reader runs the jobs queued for its idle moments
-(``pipeline.idle``: the detector loads a language's modules there) instead of blocking.
 """
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import queue
 import sys
@@ -31,8 +28,6 @@ import threading
 from collections.abc import Callable
 from types import TracebackType
 from typing import Protocol
-
-from pipeline import idle
 
 #: bytes per block: a hand-over every ~8 ms of inflating; about 30 MiB held at most (queue, worker, reader)
 BLOCK_BYTES = 4 << 20
@@ -193,13 +188,7 @@ class Inflater:
         """The next block, ``b""`` at the end; the worker's error, in order."""
         if self._done:
             return b""
-        while True:  # while no block is ready, the jobs queued for idle moments run
-            with contextlib.suppress(queue.Empty):
-                block = self._blocks.get_nowait()
-                break
-            if not idle.run_one():
-                block = self._blocks.get()
-                break
+        block = self._blocks.get()
         self._room.put(None)
         if isinstance(block, BaseException):
             self._done = True

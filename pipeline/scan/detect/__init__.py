@@ -21,15 +21,13 @@ import importlib
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
-from functools import partial
 from typing import Protocol
 
-from pipeline import idle
 from pipeline.scan.count import TermCounter
 from pipeline.scan.detect import deps, markers, paths
 from pipeline.scan.detect.model import Exclusion, Tool
 from pipeline.scan.detect.sdks import SDKS
-from pipeline.scan.detect.source import GRAMMARS, SourceFile, extension, language_of
+from pipeline.scan.detect.source import SourceFile, extension, language_of
 from pipeline.scan.detect.typescript_imports import reexports_mcp_server
 
 #: files larger than this are not parsed (generated code, bundles); recorded if relevant
@@ -117,7 +115,6 @@ class Detector:
         self._shims: dict[str, list[SourceFile]] = defaultdict(list)
         self._exclusions: list[Exclusion] = []
         self._kept_bytes = 0
-        self._prepared: set[tuple[str, str, str]] = set()
         self._last: tuple[str, tuple[str, str] | None] = ("", None)
 
     def wants(self, path: str, size_bytes: int) -> bool:
@@ -168,9 +165,6 @@ class Detector:
             if kind == "vendored" and (language := language_of(path)) in SHIMS and SHIMS[language](data):
                 self._shims[language].append(file)
         elif file.has_any(KEEP_WORDS):
-            if (grammar := GRAMMARS[extension(path)]) not in self._prepared:
-                self._prepared.add(grammar)  # its detector loads while the scan waits for bytes
-                idle.submit(partial(_prepare, detail, path))
             self._files[detail].append(file)
             self._kept_bytes += len(data)
 
@@ -190,7 +184,6 @@ class Detector:
 
     def finish(self) -> Detection:
         """Run every language detector over the kept files; then start afresh for the next tree."""
-        idle.discard()  # what the jobs left undone is done now
         tools: list[Tool] = []
         for language, files in sorted(self._files.items()):
             tools.extend(self._run(factory(language)(self.dependencies), files, self._shims.get(language, [])))
@@ -238,14 +231,6 @@ class Detector:
             return tool
         version = self.dependencies.version(SDKS[tool.sdk].packages, tool.path)
         return replace(tool, sdk_version=version) if version else tool
-
-
-def _prepare(language: str, path: str) -> None:
-    """What ``finish`` will first need for a file of ``language`` like ``path``, done in the scan's
-    idle moments (``pipeline.idle``): its detector's modules imported and, where its class says
-    how (``prepare``), the queries it compiles for that file's grammar."""
-    if (prepare := getattr(factory(language), "prepare", None)) is not None:
-        prepare(path)
 
 
 def _role(path: str) -> tuple[str, str] | None:

@@ -53,7 +53,7 @@ from pipeline.scan.detect.python_prefilter import (
 )
 from pipeline.scan.detect.python_rules import fallback
 from pipeline.scan.detect.python_scope import Node, Scope, text
-from pipeline.scan.detect.python_syntax import build_scope, captures, prepare
+from pipeline.scan.detect.python_syntax import build_scope, captures
 from pipeline.scan.detect.source import SourceFile
 from pipeline.scan.detect.syntax import capture_map, compiled
 
@@ -71,8 +71,6 @@ _SERVER_CLASS = re.compile(rb"^[ \t]*class\s+\w+\s*\([^)]*\b(?:FastMCP|MCPServer
 
 class PythonDetector:
     """Finds Python tool definitions; one instance per tree."""
-
-    prepare = staticmethod(prepare)
 
     def __init__(self, dependencies: Dependencies) -> None:
         self.dependencies = dependencies

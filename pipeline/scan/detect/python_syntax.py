@@ -30,12 +30,6 @@ _QUERY = """
 """
 
 
-def prepare(_path: str) -> None:
-    """Compile ahead the query ``captures`` runs (the detector calls it in the scan's idle moments,
-    see ``pipeline.idle``)."""
-    compiled("tree_sitter_python", "language", _QUERY)
-
-
 def captures(file: SourceFile) -> dict[str, list[Node]]:
     """Every node of interest in ``file``, by capture name, in source order."""
     query = compiled("tree_sitter_python", "language", _QUERY)

@@ -45,7 +45,7 @@ from pipeline.scan.detect.typescript_openclaw import agent_tool, imports_opencla
 from pipeline.scan.detect.typescript_resolver import Resolver
 from pipeline.scan.detect.typescript_rows import _declared_name, _exclusion, _line_node, _through, has_identifier
 from pipeline.scan.detect.typescript_values import Node, Ref, arguments, callee, unwrap
-from pipeline.scan.detect.typescript_wrappers import Wrapper, captures, element_keys, prepare
+from pipeline.scan.detect.typescript_wrappers import Wrapper, captures, element_keys
 
 _INDEX_MARKERS = (*MARKERS, b"execute", b"createtool")
 _DETECT_MARKERS = markers.TS_DETECT
@@ -63,8 +63,6 @@ _CALL_MARKERS_WORDS = markers.words(_CALL_MARKERS)
 
 class TypeScriptDetector:
     """Finds tool definitions in .ts/.tsx/.js files of one tree (two phases)."""
-
-    prepare = staticmethod(prepare)
 
     def __init__(self, dependencies: Dependencies) -> None:
         self.dependencies = dependencies

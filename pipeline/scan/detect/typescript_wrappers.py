@@ -42,13 +42,6 @@ def captures(file: SourceFile, source: str = _CALLS) -> dict[str, list[Node]]:
     return file.kept(source, lambda: capture_map(compiled(module, function, source), file.tree.root_node))
 
 
-def prepare(path: str) -> None:
-    """Compile ahead the query ``captures`` runs on files of ``path``'s grammar (the detector calls
-    it in the scan's idle moments, see ``pipeline.idle``)."""
-    _, module, function = GRAMMARS[extension(path)]
-    compiled(module, function, _CALLS)
-
-
 #: where a wrapper takes the tool's name: (position of the parameter, key when it is destructured)
 Slot = tuple[int, str | None]
 
