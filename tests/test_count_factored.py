@@ -97,3 +97,30 @@ def test_a_term_around_a_factor_at_the_edge_of_a_span_or_chunk_is_not_confirmed_
     assert counter.count_spans(data, [(0, 6), (6, 12)]) == ({}, {})  # the factor lies in the second span
     assert counter.count_spans(data, [(4, 12)]) == ({}, {})
     assert counter.count_chunks([data[:9], data[9:]]) == [1, 0, 0, 0, 0]  # whole across the cut
+
+
+def test_factors_that_prove_common_are_left_for_the_multi_literal_scan_and_counts_stay_right() -> None:
+    from pipeline.scan import factored
+
+    terms = ["annotation", "exception"]  # they share only "tion", which prose is full of
+    grouped = factored.groups(tuple(needle(t) for t in terms))
+    assert grouped is not None
+    assert [g.factor for g in grouped] == [b"tion"]
+    counter = TermCounter(terms, "hyperscan")
+    matcher = counter._native
+    assert isinstance(matcher, factored.FactoredMatcher)
+    data = b"the action of an exception in a function: ANNOTATION. " * 25_000  # 1.4 MB
+    assert counter.count_chunks(split(data, [300_000, 900_000])) == reference(terms, data)
+    assert not matcher.factored
+    assert counter.count_spans(data, [(0, 1000), (1000, len(data))]) == (
+        {0: reference(terms, data[:1000]), 1: reference(terms, data[1000:])}, {})
+
+
+def test_a_rare_factor_keeps_being_scanned() -> None:
+    from pipeline.scan.factored import FactoredMatcher
+
+    counter = TermCounter(TERM_SETS["published"], "hyperscan")
+    data = (b"x" * 8000 + b"readOnlyHint") * 200  # 1.6 MB, a hint every 8 KB
+    assert counter.count_chunks([data]) == [200, 0, 0, 0, 0]
+    assert isinstance(counter._native, FactoredMatcher)
+    assert counter._native.factored

@@ -12,7 +12,8 @@ scans would be needed: three single scans cost about what one multi-literal scan
 through one position of its factor, so its matches arrive in increasing end order, as the
 multi-literal engine reports them, and the same greedy rule counts them. A buffer whose
 factors hit more often than the budget (``match.MIN_HITS``, ``match.BYTES_PER_HIT``) is
-scanned again by the multi-literal matcher, which hands on a buffer dense with terms.
+scanned again by the multi-literal matcher, which hands on a buffer dense with terms; and a
+matcher whose factors prove common over its first MiB (``WATCH_BYTES``) leaves them for good.
 """
 
 from __future__ import annotations
@@ -33,6 +34,11 @@ MAX_FACTOR_BYTES = 32
 MAX_SCANS = 2
 #: more terms than this are scanned together (two factors rarely cover them)
 MAX_TERMS = 32
+#: a counter that has scanned this much and met its factors more often than once per
+#: ``BYTES_PER_FACTOR_HIT`` stops scanning for them: a common factor (``tion`` for
+#: ``annotation`` and ``exception``) costs a confirmation per hit, more than it saves
+WATCH_BYTES = 1 << 20
+BYTES_PER_FACTOR_HIT = 4096
 
 
 @dataclass(frozen=True)
@@ -86,12 +92,15 @@ class FactoredMatcher:
         self._dense = match.NativeMatcher(needles)  # for a buffer too rich in factor hits
         self._buf, self._first, self._last = b"", 0, 0
         self._hits: list[tuple[int, int]] = []
+        self._met = [0, 0]  # factor hits, and bytes scanned, over the matcher's life
+        self.factored = True
+        """whether it still scans for the factors (``False`` once they proved common)."""
         self.seen: set[int] = set()
         """always empty: this matcher looks for no words."""
 
     def count(self, buf: bytes, counts: list[int], resume: list[int]) -> bool:
         """``match.NativeMatcher.count``: the matches in ``buf`` added to ``counts``, ``resume`` moved."""
-        hits = self._scan(buf, 0, len(buf))
+        hits = self._scan(buf, 0, len(buf)) if self.factored else None
         if hits is None:
             return self._dense.count(buf, counts, resume)
         for term, end in hits:  # per term in increasing end order: the greedy rule of bytes.count
@@ -103,7 +112,7 @@ class FactoredMatcher:
     def count_spans(self, buf: bytes, spans: list[tuple[int, int]]) -> match.SpanCounts | None:
         """``match.NativeMatcher.count_spans`` (this matcher looks for no words)."""
         first, last = spans[0][0], spans[-1][1]
-        hits = self._scan(buf, first, last)
+        hits = self._scan(buf, first, last) if self.factored else None
         if hits is None:
             return self._dense.count_spans(buf, spans)
         if not hits:
@@ -121,7 +130,15 @@ class FactoredMatcher:
             done = match.budgeted_scan(self._dbs, match.region(buf, first, last), self._handlers, self._tally)
         finally:
             self._buf = b""
+        self._watch(self._tally[0], last - first)
         return hits if done else None
+
+    def _watch(self, hits: int, size: int) -> None:
+        """Count a scan's factor hits; stop scanning for factors once they prove common."""
+        met = self._met
+        met[0], met[1] = met[0] + hits, met[1] + size
+        if met[1] >= WATCH_BYTES and met[0] * BYTES_PER_FACTOR_HIT > met[1]:
+            self.factored = False
 
     def _callback(self, group: Group) -> match.OnMatch:
         """The match callback of ``group``'s scan: each term of the group whose bytes lie around
