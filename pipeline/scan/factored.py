@@ -3,14 +3,14 @@
 Hyperscan runs one literal about three times faster than two or more (measured on 162 MB of
 source: one of the four hint names 19-22 ms, any two of them 59 ms, all five published terms
 66 ms; ``hint`` alone 16 ms). The four hint names share ``hint``; so the published terms are
-found with two single-literal scans, ``hint`` and ``annotations`` (32 ms), each hit of a
+found with two single-literal scans, ``hint`` and ``annotations`` (33 ms), each hit of a
 factor confirmed in place by comparing the bytes around it with the terms that contain it.
 
 ``groups`` picks the factors greedily (a substring of at least ``MIN_FACTOR_BYTES`` of the first
 term not yet covered, shared by the most terms) and gives up when more than ``MAX_SCANS``
-scans would be needed: three single scans cost about what one multi-literal scan does. Each term is found
-through one position of its factor, so its matches arrive in increasing end order, as the
-multi-literal engine reports them, and the same greedy rule counts them. A buffer whose
+scans would be needed: three single scans cost about what one multi-literal scan does. Each
+term is found through one position of its factor, so its matches arrive in increasing end
+order, as the multi-literal engine reports them, and the same greedy rule counts them. A buffer whose
 factors hit more often than the budget (``match.MIN_HITS``, ``match.BYTES_PER_HIT``) is
 scanned again by the multi-literal matcher, which hands on a buffer dense with terms; and a
 matcher whose factors prove common over its first MiB (``WATCH_BYTES``) leaves them for good.
@@ -115,10 +115,7 @@ class FactoredMatcher:
         hits = self._scan(buf, first, last) if self.factored else None
         if hits is None:
             return self._dense.count_spans(buf, spans)
-        if not hits:
-            return {}, {}
-        starts, ends = [s - first for s, _ in spans], [e - first for _, e in spans]
-        return match.attributed(hits, starts, ends, self._lens, len(self._lens))
+        return match.attributed(hits, spans, self._lens, len(self._lens))
 
     def _scan(self, buf: bytes, first: int, last: int) -> list[tuple[int, int]] | None:
         """Every match of a term in ``buf[first:last]`` as (term, end offset from ``first``), each

@@ -116,7 +116,6 @@ class NativeMatcher:
             resume[:] = self._starts
         return True
 
-
     def _spans(self) -> hyperscan.Database:
         """The database ``count_spans`` scans with: there many files are scanned at once, so a word
         is reported at every match. Compiled on first use (a millisecond): the detector's own word
@@ -138,10 +137,7 @@ class NativeMatcher:
         hits.clear()
         if not budgeted_scan([self._spans()], region(buf, first, last), [self._on_hit], self._tally):
             return None
-        if not hits:
-            return {}, {}
-        starts, ends = [s - first for s, _ in spans], [e - first for _, e in spans]
-        return attributed(hits, starts, ends, self._lens, self._terms)
+        return attributed(hits, spans, self._lens, self._terms)
 
 
 def region(buf: bytes, first: int, last: int) -> bytes:
@@ -167,11 +163,14 @@ def budgeted_scan(
     return True
 
 
-def attributed(
-    hits: list[tuple[int, int]], starts: list[int], ends: list[int], lens: list[int], terms: int
-) -> SpanCounts:
-    """Per span, the non-overlapping matches of each term among ``hits`` (in end order), and
-    the words (needles from ``terms`` on) it holds."""
+def attributed(hits: list[tuple[int, int]], spans: list[tuple[int, int]], lens: list[int], terms: int) -> SpanCounts:
+    """Per span, the non-overlapping matches of each term among ``hits`` (each term's in end
+    order, ends counted from the first span's start), and the words (needles from ``terms`` on)
+    it holds."""
+    if not hits:
+        return {}, {}
+    first = spans[0][0]
+    starts, ends = [s - first for s, _ in spans], [e - first for _, e in spans]
     counts: dict[int, list[int]] = {}
     words: dict[int, set[int]] = {}
     next_start: dict[tuple[int, int], int] = {}  # (span, term) -> where its next match may start
