@@ -4,7 +4,8 @@
 (``archive.members`` for .tar.gz/.tgz/.tar, ``zipfile`` for .zip, a walk for a folder, one
 member for a plain file), and ``count_paths`` runs the census's own scan pass
 (``scan_tree``) over each: what ``census count`` measures is what ``census scan`` runs.
-Nothing is extracted; symlinks are recorded as members, never followed.
+Nothing is extracted; symlinks are recorded as members, never followed. An archive, zip or
+tar, is held to the census's limits (``pipeline.limits``); a folder or a file is not.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING, BinaryIO
 from pipeline.archive import CHUNK_BYTES, stream
 from pipeline.entries import Entry, Member, Run, display_path
 from pipeline.errors import ArchiveError
+from pipeline.limits import env_limits, limited
 from pipeline.scan.tree import TreeScan, scan_tree
 
 if TYPE_CHECKING:  # zipfile is imported when a .zip is read
@@ -37,7 +39,7 @@ def entries_of(path: Path) -> Iterator[Entry | Run]:
         return
     head = _head(path)
     if head.startswith(ZIP_MAGIC) or path.name.lower().endswith(".zip"):
-        yield from _zip(path)
+        yield from limited(_zip(path), env_limits())  # held to a tar's limits (a zip bomb)
     elif head.startswith(GZIP_MAGIC) or path.name.lower().endswith(TAR_SUFFIXES) or _is_tar(head):
         yield from stream(path, None)
     else:

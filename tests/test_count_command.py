@@ -30,8 +30,8 @@ def reference(tree: dict[str, bytes], terms: tuple[str, ...]) -> dict[str, int]:
     return {t: sum(data.lower().count(t.lower().encode()) for data in tree.values()) for t in terms}
 
 
-def census(*args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "CENSUS_"))}
+def census(*args: str, **settings: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "CENSUS_"))} | settings
     return subprocess.run([sys.executable, "-m", "pipeline", "count", *args], capture_output=True, text=True,
                           env=env, timeout=120, check=False)
 
@@ -105,6 +105,26 @@ def test_a_bad_input_is_named_and_the_others_still_count(inputs: dict[str, Path]
     assert json.loads(done.stdout)["totals"] == reference(TREE, TERM_SETS["published"])
     assert f"census: error: {broken}:" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("kind", ["a.tar.gz", "a.zip"])
+@pytest.mark.parametrize(("setting", "value", "why"), [
+    ("CENSUS_MAX_MEMBERS", "3", "the tree has more than 3 members (CENSUS_MAX_MEMBERS)"),
+    ("CENSUS_MAX_ARCHIVE_BYTES", "5000", "more than 5000 bytes (CENSUS_MAX_ARCHIVE_BYTES)"),
+])
+def test_an_archive_over_a_limit_is_named_with_the_limit(
+    inputs: dict[str, Path], kind: str, setting: str, value: str, why: str
+) -> None:
+    """A zip is held to the limits a tar is held to (a zip bomb is not counted to its end); the
+    folder beside it, the user's own files, is counted whole."""
+    done = census("--json", str(inputs[kind]), str(inputs["folder"]), **{setting: value})
+    assert done.returncode == 1
+    (line,) = done.stderr.splitlines()
+    assert line.startswith(f"census: error: {inputs[kind]}: over a limit: ")  # a tar may first pass the
+    assert line.endswith(why)  # bound on its decompressed stream, headers included, than on its files
+    report = json.loads(done.stdout)
+    assert report["totals"] == reference(TREE, TERM_SETS["published"])
+    assert report["failed"][str(inputs[kind])].endswith(why)
 
 
 @pytest.mark.parametrize(("spec", "why"), [(",", "non-empty"), ("readOnlyHint,READONLYHINT", "same ignoring case")])
