@@ -120,8 +120,9 @@ def test_an_archive_over_a_limit_is_named_with_the_limit(
     done = census("--json", str(inputs[kind]), str(inputs["folder"]), **{setting: value})
     assert done.returncode == 1
     (line,) = done.stderr.splitlines()
-    assert line.startswith(f"census: error: {inputs[kind]}: over a limit: ")  # a tar may first pass the
-    assert line.endswith(why)  # bound on its decompressed stream, headers included, than on its files
+    # a tar may pass the bound on its decompressed stream (headers included) before the one on its files
+    assert line.startswith(f"census: error: {inputs[kind]}: over a limit: ")
+    assert line.endswith(why)
     report = json.loads(done.stdout)
     assert report["totals"] == reference(TREE, TERM_SETS["published"])
     assert report["failed"][str(inputs[kind])].endswith(why)
