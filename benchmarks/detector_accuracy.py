@@ -2,7 +2,10 @@
 
     .venv/bin/python benchmarks/detector_accuracy.py [--archive PATH.tar.gz ...] [--runs 5]
 
-1. Precision and recall per SDK and overall on ``tests/fixtures/detector`` (target >= 0.98).
+1. Precision and recall per SDK and overall on ``tests/fixtures/detector`` (target >= 0.98), and
+   role agreement: on the labelled paths of ``tests/fixtures/roles/paths.toml`` per ecosystem and
+   role (target: every path), on the corpus tools whose expected row states a role, and with
+   ``--roles-db DB``, tools by role in a census database (real repositories, e.g. fetched mirrors).
 2. For each archive (real repositories: e.g. ``git -C MIRROR archive --format=tar.gz HEAD``),
    the median time of ``scan_tree`` counting alone and counting with the detector, over
    alternating runs, and their ratio (target: the detector adds at most 30%); and the least
@@ -22,16 +25,21 @@ import sysconfig
 import tarfile
 import tempfile
 import time
+import tomllib
+from collections import Counter
 from pathlib import Path
 
 from pipeline.archive import stream, verify
 from pipeline.scan.detect import Detector
-from pipeline.scan.detect.corpus import score
+from pipeline.scan.detect.corpus import as_row, detect_directory, expected_rows, score
+from pipeline.scan.detect.corpus import cases as cases_of
 from pipeline.scan.detect.source import GRAMMARS, extension, parser_for
+from pipeline.scan.roles import RoleRules
 from pipeline.scan.tree import scan_tree
 from pipeline.terms import TERM_SETS
 
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "detector"
+PATHS = CORPUS.parent / "roles" / "paths.toml"
 
 
 def accuracy() -> bool:
@@ -49,6 +57,54 @@ def accuracy() -> bool:
     for line in result.mismatches:
         print("  mismatch:", line)
     return ok
+
+
+def role_agreement() -> bool:
+    """Print how often the classifier gives the labelled role: per ecosystem, per role, and on the
+    detector corpus's tools that state one; whether every label is met."""
+    cases = tomllib.loads(PATHS.read_text(encoding="utf-8"))["case"]
+    agree: Counter[str] = Counter()
+    total: Counter[str] = Counter()
+    confusion: Counter[tuple[str, str]] = Counter()
+    for case in cases:
+        got = RoleRules(case.get("server_paths", ())).of_path(case["path"]).role
+        for key in (case["ecosystem"], f"role={case['role']}", "OVERALL"):
+            total[key] += 1
+            agree[key] += got == case["role"]
+        confusion[case["role"], got] += 1
+    print(f"\nrole agreement on {PATHS.name}")
+    for key in sorted(total, key=lambda k: (k == "OVERALL", k)):
+        print(f"  {key:28} {agree[key]:4} / {total[key]:4}  {agree[key] / total[key]:.3f}")
+    print("  labelled -> classified: " + ", ".join(f"{a}->{b} {n}" for (a, b), n in sorted(confusion.items())))
+    stated = [(want, found) for case in cases_of(CORPUS) for want, found in _stated_roles(case)]
+    hits = sum(want == found for want, found in stated)
+    print(f"  detector corpus tools that state a role: {hits} / {len(stated)}")
+    return agree["OVERALL"] == total["OVERALL"] and hits == len(stated)
+
+
+def _stated_roles(case: Path) -> list[tuple[str, str | None]]:
+    """(expected role, detected role) of every expected tool of ``case`` that states a role."""
+    expected, _ = expected_rows(case)
+    detected = [as_row(t) for t in detect_directory(case).tools]
+    pairs = []
+    for want in (row for row in expected if "role" in row):
+        key = {k: v for k, v in want.items() if k != "role"}
+        hit = next((d for d in detected if all(d.get(k) == v for k, v in key.items())), None)
+        pairs.append((want["role"], hit["role"] if hit else None))
+    return pairs
+
+
+def roles_in_database(db: Path) -> None:
+    """Print each repository's MCP tools by role, as ``stats.tools_by_role`` counts them."""
+    from pipeline import stats
+
+    con = stats.connect(db)
+    frame = stats.tools_by_role(con)
+    print(f"\nMCP tools by role in {db}")
+    for repo in frame["repo"].unique(maintain_order=True):
+        rows = {r["role"]: r["mcp_tools"] for r in frame.filter(frame["repo"] == repo).iter_rows(named=True)}
+        print(f"  {repo:40} " + "  ".join(f"{role} {rows.get(role, 0):5}" for role in ("server", "example", "test")))
+    con.close()
 
 
 def synthetic_archives(directory: Path, limit_bytes: int = 60 << 20) -> list[Path]:
@@ -129,8 +185,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--archive", type=Path, action="append", default=[])
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--roles-db", type=Path, help="a census database whose tools by role to print")
     args = parser.parse_args()
     ok = accuracy()
+    ok = role_agreement() and ok
+    if args.roles_db:
+        roles_in_database(args.roles_db)
     with tempfile.TemporaryDirectory() as tmp:
         archives = args.archive or synthetic_archives(Path(tmp))
         if not args.archive:

@@ -19,7 +19,7 @@
 # The fourth seed article counted the four hint names and the word `annotations` in the trees
 # of four memory-layer projects and published one figure per tree and term. Measured on the
 # same trees, do we get the same figures, and where in each tree do the matches sit: in the
-# MCP server's own folders, in tests, in docs, or elsewhere?
+# code a server ships, in examples, in tests, or in docs?
 
 # %% [markdown]
 # ## Data
@@ -45,8 +45,9 @@ print(report.markdown_table(repositories.select("repo", "commit", "status", "sou
 #
 # `stats.published_vs_measured` sets, per repository and term, the figure from the manifest's
 # `published` table beside the number of matches measured here (case-insensitive byte counts
-# over every regular file), their difference, and where the matches sit (each match in the
-# first class its path fits: tests, docs, the manifest's `server_paths`, other).
+# over every regular file), their difference, and where the matches sit: each match by the
+# role of its file (`pipeline.scan.roles`: server code, examples, tests, docs; under the
+# manifest's `server_paths` a file is server code unless it is itself a test or an example).
 # `plots.published_vs_measured_chart` draws it. This notebook counts nothing itself.
 
 # %% [markdown]

@@ -17,8 +17,9 @@
 # ## Question
 #
 # A byte count says where strings sit, not which tools a tree defines. Which MCP tool
-# definitions does each tree hold, through which SDK, how many declare an annotations object,
-# and which "tools" belong to look-alike libraries that are not MCP at all?
+# definitions does each tree hold, which of them a server ships and which belong to its
+# examples and tests, through which SDK, how many declare an annotations object, and which
+# "tools" belong to look-alike libraries that are not MCP at all?
 
 # %% [markdown]
 # ## Data
@@ -36,24 +37,37 @@ from pipeline import plots, report, stats
 con, DATABASE, MANIFEST = report.open_census()
 print(f"database: {DATABASE}\nmanifest: {MANIFEST}")
 repositories = stats.repositories(con, MANIFEST)
-print(report.markdown_table(repositories.select("repo", "commit", "status", "mcp_tools", "annotated_tools",
-                                                "lookalike_tools")))
+print(report.markdown_table(repositories.select("repo", "commit", "status", "server_tools", "annotated_server_tools",
+                                                "example_tools", "test_tools", "lookalike_tools")))
 
 # %% [markdown]
 # ## Method
 #
-# `stats.tools_by_sdk` groups the registration detector's tool definitions by repository and
-# library (MCP or not), with those that declare an annotations object in source, those outside
-# tests and those registered through the project's own wrapper; `stats.lookalikes_excluded`
-# lists the look-alike registrations left out of every MCP count. `plots.tools_by_sdk_chart`
-# draws the first. This notebook counts nothing itself.
+# Every tool has a role (`pipeline.scan.roles`): server, example or test, from its file's path
+# and, where the language says so, its content. `stats.tools_by_role` counts each repository's
+# tools per role with the rules that placed them; `stats.tools_by_sdk` groups the server tools
+# by repository and library (MCP or not), with those that declare an annotations object in
+# source and those registered through the project's own wrapper (pass `roles=` to widen it:
+# `stats.TOOL_ROLES` is every role); `stats.lookalikes_excluded` lists the look-alike
+# registrations left out of every MCP count. `plots.tools_by_role_chart` and
+# `plots.tools_by_sdk_chart` draw the first two. This notebook counts nothing itself.
 
 # %% [markdown]
 # ## Result
 
 # %%
+by_role = stats.tools_by_role(con, MANIFEST)
+print(report.markdown_table(by_role.drop("commit")))
+
+# %%
+display(Image(report.png_bytes(plots.tools_by_role_chart(by_role))))
+
+# %%
 by_sdk = stats.tools_by_sdk(con, MANIFEST)
 print(report.markdown_table(by_sdk.drop("commit")))
+
+# %%
+print(report.markdown_table(stats.tools_by_sdk(con, MANIFEST, roles=stats.TOOL_ROLES).drop("commit")))
 
 # %%
 display(Image(report.png_bytes(plots.tools_by_sdk_chart(by_sdk))))
@@ -65,9 +79,11 @@ print(report.markdown_table(stats.lookalikes_excluded(con, MANIFEST).drop("commi
 # ## Caveats
 #
 # A tree with no MCP tool may keep its server elsewhere, or register its tools through helpers
-# the detector follows only one level; a tool defined in a test is still a definition.
+# the detector follows only one level; a tree whose tools are all examples' and tests' (an SDK)
+# ships no server tool (`no-server-tools`).
 
 # %%
-tool_caveats = ("server-elsewhere", "no-tool-in-server-paths", "wrapper-registration", "submodules")
+tool_caveats = ("server-elsewhere", "no-server-tools", "no-tool-in-server-paths", "wrapper-registration",
+                "submodules")
 caveats = stats.caveats(con, MANIFEST)
 print(report.markdown_table(caveats.filter(pl.col("caveat").is_in(tool_caveats)).drop("commit")))

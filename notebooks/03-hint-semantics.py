@@ -17,7 +17,8 @@
 # ## Question
 #
 # The first seed article counts, over MCP tools, how many set each hint and to what. Over the
-# tool definitions of this census: how many declare each hint in source, how many arrive with
+# server tools of this census (what servers ship: examples and tests left out): how many
+# declare each hint in source, how many arrive with
 # it once the SDK's documented behaviour is applied, and what does a client effectively read,
 # under the schema defaults and under "no annotation, no gate"?
 
@@ -36,7 +37,8 @@ from pipeline import plots, report, stats
 
 con, DATABASE, MANIFEST = report.open_census()
 print(f"database: {DATABASE}\nmanifest: {MANIFEST}")
-print(report.markdown_table(stats.repositories(con, MANIFEST).select("repo", "commit", "status", "mcp_tools")))
+print(report.markdown_table(stats.repositories(con, MANIFEST).select("repo", "commit", "status", "server_tools",
+                                                                     "example_tools", "test_tools")))
 
 # %% [markdown]
 # ## Method
@@ -47,7 +49,8 @@ print(report.markdown_table(stats.repositories(con, MANIFEST).select("repo", "co
 # hint, the declared value, the value on the wire, and the effective value under both client
 # readings (defaults applied, with destructiveHint and idempotentHint not applicable when
 # readOnlyHint is true; no annotation, no gate); `stats.effective_summary` counts those.
-# `plots.hint_coverage_chart` draws the first. This notebook counts nothing itself.
+# `plots.hint_coverage_chart` draws the first. Each counts server tools unless given `roles=`
+# (below, the table once more over every role). This notebook counts nothing itself.
 
 # %% [markdown]
 # ## Result
@@ -58,6 +61,9 @@ print(report.markdown_table(coverage))
 
 # %%
 display(Image(report.png_bytes(plots.hint_coverage_chart(coverage))))
+
+# %%
+print(report.markdown_table(stats.hint_coverage(con, MANIFEST, roles=stats.TOOL_ROLES)))
 
 # %%
 print(report.markdown_table(stats.effective_summary(con, MANIFEST)))
@@ -80,6 +86,6 @@ print(report.markdown_table(silent.select("repo", "path", "tool_name", "hint", "
 # (`read_only_hint`, C#'s `ReadOnly = true`) and servers kept elsewhere are listed here.
 
 # %%
-hint_caveats = ("false-zero", "hints-only-in-tests-or-docs", "server-elsewhere", "wrapper-registration")
+hint_caveats = ("false-zero", "hints-not-in-server-code", "server-elsewhere", "wrapper-registration")
 caveats = stats.caveats(con, MANIFEST)
 print(report.markdown_table(caveats.filter(pl.col("caveat").is_in(hint_caveats)).drop("commit")))

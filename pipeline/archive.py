@@ -161,6 +161,39 @@ def pax_commit(path: Path) -> str | None:
     return comment.decode() if len(comment) == 40 and all(c in b"0123456789abcdef" for c in comment) else None
 
 
+def first_folder(path: Path) -> str | None:
+    """The name of the archive's first member when it is a folder (GitHub and ``git archive
+    --prefix`` put the top folder first), else ``None``. Only the first 64 KiB are read and
+    inflated; a pax header before the member is stepped over."""
+    with path.open("rb") as raw:
+        head = raw.read(64 << 10)
+    try:
+        data = zlib.decompressobj(31).decompress(head, 64 << 10) if head[:2] == GZIP_MAGIC else head
+    except zlib.error:
+        return None  # not gzip after all: the scan names what is wrong
+    offset = 0
+    while offset + 512 <= len(data):
+        block = data[offset : offset + 512]
+        kind, size = block[156:157], _octal(block[124:136])
+        if kind in (b"g", b"x") and size is not None:
+            offset += 512 + (size + 511) // 512 * 512
+            continue
+        if kind != b"5":
+            return None
+        name, prefix = block[:100].split(b"\0", 1)[0], block[345:500].split(b"\0", 1)[0]
+        if block[257:262] == b"ustar" and prefix:
+            name = prefix + b"/" + name
+        return name.strip(b"/").decode("utf-8", "surrogateescape") or None
+    return None
+
+
+def _octal(field: bytes) -> int | None:
+    try:
+        return int(field.strip(b"\0 ") or b"0", 8)
+    except ValueError:
+        return None
+
+
 def _chunks(tar: TarReader, header: Header, text: str) -> Iterator[bytes]:
     try:
         yield from tar.chunks(header)

@@ -27,6 +27,7 @@ from pipeline.progress import SILENT, Observer
 from pipeline.runner import Executor, LocalExecutor, Task, TaskResult, fetch_and_scan, reason, task_for
 from pipeline.scan import SCANNER_VERSION
 from pipeline.scan.detect import Detector
+from pipeline.scan.roles import RoleRules
 from pipeline.scan.tree import scan_tree
 from pipeline.settings import Settings
 from pipeline.source import ArchiveSource, Fetched, source_for
@@ -65,6 +66,7 @@ class Census:
         self.commits: dict[str, str | None] = {e.repo: e.commit for e in manifest.repos}
         self._pin_failures: dict[str, str] = {}
         self.detector = Detector()
+        self._entries = {e.repo: e for e in manifest.repos}
 
     def pin(self, jobs: int = 1) -> list[Outcome]:
         """Resolve entries without a commit and write the commits back into the manifest;
@@ -107,24 +109,23 @@ class Census:
         self.pin(runner.jobs)
         store.record_manifest(self.manifest, self.commits)
         self.observer.stage("fetch+scan", len(self.manifest.repos))
-        entries: dict[str, RepoEntry] = {}
         tasks: list[Task] = []
         for entry in self.manifest.repos:
             outcome = self._plan(entry, store, tasks)
             if outcome is not None:
                 yield self._done(entry, outcome)
-            entries[entry.repo] = entry
         work = partial(fetch_and_scan, client=self.client) if runner.in_process else fetch_and_scan
-        for result in runner.run(work, tasks):
+        for result in runner.run(work, tasks, self.observer):
             size = result.scan.content_bytes if result.scan is not None else 0
-            yield self._done(entries[result.repo], self._record(store, result), size)
+            yield self._done(self._entries[result.repo], self._record(store, result), size)
 
     def _plan(self, entry: RepoEntry, store: Store, tasks: list[Task]) -> Outcome | None:
         """The outcome of an entry with nothing to do, else ``None`` with its task added to ``tasks``."""
         commit = self.commits[entry.repo]
         if commit is None:
             return self._unpinned(entry, store)
-        scanned = store.scanned_archive(entry.repo, commit, self.manifest.terms, SCANNER_VERSION)
+        scanned = store.scanned_archive(entry.repo, commit, self.manifest.terms, SCANNER_VERSION,
+                                        server_paths=entry.server_paths)
         named_by_commit = entry.source is None or entry.source.is_dir()  # a tarball may change under its commit
         if scanned is not None and named_by_commit:
             return Outcome(entry.repo, commit, "unchanged")
@@ -139,7 +140,8 @@ class Census:
             store.record_skip(result.repo, result.commit, result.stage or "fetch", result.reason or "")
         elif result.status == "scanned" and result.fetched is not None and result.scan is not None:
             store.record_scan(result.repo, result.commit, fetched=result.fetched, source=result.source,
-                              scan=result.scan, terms=self.manifest.terms, version=SCANNER_VERSION)
+                              scan=result.scan, terms=self.manifest.terms, version=SCANNER_VERSION,
+                              server_paths=self._entries[result.repo].server_paths)
         return Outcome(result.repo, result.commit, result.status, result.reason)
 
     def close(self) -> None:
@@ -200,14 +202,14 @@ class Census:
                 return Outcome(entry.repo, commit, "skipped", row["skip_reason"])
             return self._skip(store, entry.repo, commit, "scan", exc)
         try:
-            if store.is_current(entry.repo, commit, fetched, terms, SCANNER_VERSION):
+            if store.is_current(entry.repo, commit, fetched, terms, SCANNER_VERSION, server_paths=entry.server_paths):
                 return Outcome(entry.repo, commit, "unchanged")
-            scan = scan_tree(limited(source.members(commit, fetched), self.settings.limits), terms, self.detector)
+            scan = scan_tree(limited(source.members(commit, fetched), self.settings.limits), terms, self.detector,
+                             RoleRules(entry.server_paths))
         except Exception as exc:  # one bad repository never stops a census
             return self._skip(store, entry.repo, commit, "scan", exc)
-        store.record_scan(
-            entry.repo, commit, fetched=fetched, source=source.kind, scan=scan, terms=terms, version=SCANNER_VERSION
-        )
+        store.record_scan(entry.repo, commit, fetched=fetched, source=source.kind, scan=scan, terms=terms,
+                          version=SCANNER_VERSION, server_paths=entry.server_paths)
         return Outcome(entry.repo, commit, "scanned")
 
     def _unpinned(self, entry: RepoEntry, store: Store) -> Outcome:

@@ -129,7 +129,7 @@ def _run_stage(args: argparse.Namespace, settings: Settings) -> int:
             skipped: int = sum(outcome.skipped for outcome in outcomes)
             observer.close()
             if args.command in ("run", "scan"):
-                _print_totals(store, manifest.name)
+                _print_totals(store, manifest.name, args.wide)
             return skipped
     finally:
         observer.close()
@@ -151,12 +151,36 @@ def _executor(args: argparse.Namespace, stack: ExitStack) -> Any:
     return chosen
 
 
-def _print_totals(store: Any, manifest_name: str) -> None:
+def _print_totals(store: Any, manifest_name: str, wide: bool) -> None:
+    """What the census was run for: the tools by role (every column with ``--wide``), the
+    reasons of the skipped repositories, and the published figures against the measured ones."""
     from pipeline import stats
-    from pipeline.console import stdout_console, totals_table
+    from pipeline.console import stdout_console
+    from pipeline.console_tables import (
+        NOTE,
+        PUBLISHED_TITLE,
+        published_table,
+        skipped_lines,
+        tools_table,
+        tools_title,
+        totals_table,
+    )
 
-    frame = stats.repo_totals(store.connection, manifest_name)
-    stdout_console().print(totals_table(frame, f"{manifest_name}: case-insensitive byte counts"))
+    frame, console = stats.repo_totals(store.connection, manifest_name), stdout_console()
+
+    def say(line: str) -> None:
+        console.print(line, markup=False, highlight=False, soft_wrap=True)
+
+    say(tools_title(frame, manifest_name, wide))
+    console.print(totals_table(frame) if wide else tools_table(frame))
+    if not wide:
+        for line in skipped_lines(frame):
+            say(line)
+        console.print(NOTE, markup=False, highlight=False)
+    published = published_table(stats.published_vs_measured(store.connection, manifest_name))
+    if published is not None:
+        say(f"\n{PUBLISHED_TITLE}")
+        console.print(published)
 
 
 #: every command: the function it runs, and the function that declares its arguments
@@ -164,7 +188,7 @@ COMMANDS: dict[str, tuple[Handler, Callable[[argparse.ArgumentParser], None]]] =
     "run": (_stage, cli_args.run_arguments),
     "pin": (_stage, cli_args.pin_arguments),
     "fetch": (_stage, cli_args.stage_arguments),
-    "scan": (_stage, cli_args.stage_arguments),
+    "scan": (_stage, cli_args.scan_arguments),
     "count": (cli_commands.count, cli_args.count_arguments),
     "discover": (cli_commands.discover, cli_args.discover_arguments),
     "export": (cli_commands.export, cli_args.export_arguments),

@@ -92,6 +92,17 @@ def env_option(parser: argparse.ArgumentParser, flag: str, variable: str, *, def
                         **settings)
 
 
+def scan_arguments(parser: argparse.ArgumentParser) -> None:
+    """``scan``: the stage arguments and ``--wide``."""
+    stage_arguments(parser)
+    _wide_option(parser)
+
+
+def _wide_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--wide", action="store_true",
+                        help="print every column: the term counts too, not only the MCP tools by role")
+
+
 def stage_arguments(parser: argparse.ArgumentParser) -> None:
     """``fetch`` and ``scan``, and the start of ``run`` and ``pin``: MANIFEST and where the data is."""
     parser.add_argument("manifest", type=Path, metavar="MANIFEST", help="the manifest file (TOML)")
@@ -116,6 +127,7 @@ def run_arguments(parser: argparse.ArgumentParser) -> None:
                help="repositories fetched and scanned at once (worker processes)")
     env_option(parser, "--executor", "CENSUS_EXECUTOR", default="local", dest="executor_spec", metavar="SPEC",
                help="where tasks run: local or dask://HOST:PORT")
+    _wide_option(parser)
 
 
 def count_arguments(parser: argparse.ArgumentParser) -> None:
@@ -128,7 +140,11 @@ def count_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", dest="as_json", action="store_true", help="print one JSON object")
     parser.add_argument("--per-file", action="store_true", help="also print the counts of every file")
     parser.add_argument("--detect", action="store_true",
-                        help="also run the registration detector and count the tools")
+                        help="also run the registration detector and count the tools by role (server, example, test)")
+    parser.add_argument("--server-path", dest="server_paths", action="append", default=[], metavar="PATH",
+                        help="a folder inside each input where the MCP server lives: what lies under it is server "
+                             "code unless it is itself a test or an example (as a manifest's server_paths); "
+                             "repeatable")
 
 
 def discover_arguments(parser: argparse.ArgumentParser) -> None:

@@ -48,7 +48,7 @@ def count(args: argparse.Namespace) -> None:
         terms = term_sets.resolve(spec if spec in term_sets.TERM_SETS else spec.split(","))
     except ValueError as exc:
         raise UsageError(str(exc), "--terms") from exc
-    found = count_paths(args.paths, terms, detect=args.detect)
+    found = count_paths(args.paths, terms, detect=args.detect, server_paths=tuple(args.server_paths))
     print(_count_json(found, args.per_file) if args.as_json else _count_text(found, args.per_file), flush=True)
     for path, reason in found.failed.items():
         print(f"census: error: {path}: {reason}", file=sys.stderr, flush=True)

@@ -8,17 +8,15 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-import polars as pl
 from rich.console import Console
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
     Progress,
     TextColumn,
-    TimeElapsedColumn,
     TimeRemainingColumn,
 )
-from rich.table import Table
+from rich.table import Column
 
 from pipeline.settings import Settings
 
@@ -43,11 +41,13 @@ class ConsoleObserver:
             self._say(f"{name}: {total} repositories")
             return
         self._tally, self._bytes = {}, 0
+        # about 78 columns before the last repository's name, which takes what is left (80 or more)
         self._progress = Progress(
-            TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+            TextColumn("[bold]{task.description}"), BarColumn(bar_width=10), MofNCompleteColumn(),
             TextColumn("{task.fields[tally]}"), TextColumn("{task.fields[rate]}"),
-            TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(), TextColumn("{task.fields[last]}"),
-            console=self._console,
+            TextColumn("ETA"), TimeRemainingColumn(),
+            TextColumn("{task.fields[last]}", table_column=Column(no_wrap=True, overflow="ellipsis", ratio=1)),
+            console=self._console, expand=True,
         )
         self._progress.start()
         self._task = self._progress.add_task(name, total=total, last="", tally="", rate="")
@@ -67,7 +67,7 @@ class ConsoleObserver:
 
     def _rate(self, task: Any) -> str:
         elapsed = task.elapsed or 0.0
-        return f"{task.completed / elapsed:.1f} repos/s, {self._bytes / 1e6 / elapsed:.0f} MB/s" if elapsed else ""
+        return f"{task.completed / elapsed:.1f}/s {self._bytes / 1e6 / elapsed:.0f} MB/s" if elapsed else ""
 
     def waiting(self, label: str, seconds: float, reason: str) -> None:
         """Say how long we wait and why."""
@@ -83,25 +83,6 @@ class ConsoleObserver:
         self._console.print(self._redact(text), markup=False, highlight=False, soft_wrap=True)
 
 
-def totals_table(frame: pl.DataFrame, title: str) -> Table:
-    """The per-repository totals as a rich table (counts right-aligned, reasons last)."""
-    table = Table(title=title, title_justify="left")
-    for column in frame.columns:
-        numeric = frame.schema[column].is_numeric()
-        table.add_column(column, justify="right" if numeric else "left", overflow="fold")
-    for row in frame.iter_rows():
-        table.add_row(*(_cell(name, value) for name, value in zip(frame.columns, row, strict=True)))
-    return table
-
-
-def _cell(column: str, value: object) -> str:
-    if value is None:
-        return ""
-    if column == "commit":
-        return str(value)[:12]
-    return str(value)
-
-
 def stdout_console() -> Console:
-    """A console for tables: wide enough not to fold a census table when piped."""
+    """A console for tables: the terminal's width, or wide enough not to fold a table when piped."""
     return Console(width=None if sys.stdout.isatty() else 1000)

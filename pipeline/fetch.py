@@ -113,7 +113,7 @@ class GitHubClient:
             except ArchiveError as exc:
                 raise _Retry(f"the downloaded body is not a valid archive ({exc})") from exc
 
-        return self._with_retries(f"{repo}@{commit}", attempt)
+        return self._with_retries(f"{repo}@{commit[:12]}", attempt)  # as the outcome lines name it
 
     def _with_retries(self, label: str, attempt: Callable[[], T]) -> T:
         last: _Retry | None = None

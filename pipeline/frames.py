@@ -1,5 +1,5 @@
 """What the statistics share: opening a census database, the scope of one manifest, and the
-class of a path (server paths, tests, docs, other).
+roles a statistic counts (``pipeline.scan.roles``: server, example, test, docs).
 
 Every statistic is a query that starts from the ``scope`` CTE: the snapshots of one
 manifest's entries at their pinned commits (or of every snapshot when no manifest is named),
@@ -9,8 +9,7 @@ each with its entry number, ``server_paths``, ``server_repo`` and ``published`` 
 from __future__ import annotations
 
 import os
-import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -18,25 +17,14 @@ import duckdb
 import polars as pl
 
 from pipeline.errors import StoreError
-from pipeline.scan.detect.paths import DOCS_DIRS, DOCS_EXTENSIONS
+from pipeline.scan.roles import ROLES, SERVER
 from pipeline.settings import DEFAULT_DB, ENV
 
 #: the project folder (the one holding ``pipeline/``, ``notebooks/`` and ``data/``)
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
-#: a path in a test folder, or a file named like a test in the usual languages
-TEST_PATHS = (
-    r"(^|/)(tests?|__tests__|spec|specs|testing|testdata|e2e|fixtures?)/"
-    r"|(^|/)(test_[^/]*|conftest\.py)$|_test\.[a-z]+$|\.(test|spec)\.[a-z]+$"
-    r"|(^|/)[^/]*Tests?\.(java|kt|cs|swift|php)$"
-)
-#: a path in a documentation folder or with a documentation extension (the detector's own lists)
-DOCS_PATHS = (
-    f"(^|/)({'|'.join(sorted(DOCS_DIRS))})/"
-    f"|({'|'.join(re.escape(e) for e in sorted(DOCS_EXTENSIONS))})$"
-)
-#: the path classes, in the order they are tried: a test under a server path is a test
-PATH_CLASSES = ("tests", "docs", "server", "other")
+#: the roles tool statistics count unless told otherwise: what a server ships
+DEFAULT_ROLES: tuple[str, ...] = (SERVER,)
 
 SCOPE = """scope_entries AS (
     SELECT * FROM manifest_entries WHERE $manifest IS NULL OR manifest = $manifest
@@ -53,11 +41,15 @@ scope AS (
 )"""
 
 
-def path_class(path: str, server_paths: str) -> str:
-    """SQL for the class of ``path``: tests, docs, server (under one of ``server_paths``), other."""
-    return (f"CASE WHEN regexp_matches({path}, '{TEST_PATHS}', 'i') THEN 'tests'"
-            f" WHEN regexp_matches({path}, '{DOCS_PATHS}', 'i') THEN 'docs'"
-            f" WHEN {under(path, server_paths)} THEN 'server' ELSE 'other' END")
+def role_filter(column: str, roles: str | Sequence[str]) -> str:
+    """SQL: whether ``column`` (a ``role``) is one of ``roles`` (a role or several, of
+    ``roles.TOOL_ROLES``); an unknown role raises ``ValueError`` naming it and the choices."""
+    wanted = (roles,) if isinstance(roles, str) else tuple(roles)
+    unknown = [r for r in wanted if r not in ROLES]
+    if unknown or not wanted:
+        problem = f"unknown role {unknown[0]!r}" if unknown else "no role named"
+        raise ValueError(f"roles: {problem} (choose from {', '.join(ROLES)})")
+    return f"{column} IN ({', '.join(repr(r) for r in wanted)})"
 
 
 def under(path: str, server_paths: str) -> str:
@@ -65,11 +57,6 @@ def under(path: str, server_paths: str) -> str:
     # the lambda's parameter must not be a column name: it would shadow the column
     test = f"{path} = server_path OR starts_with({path}, server_path || '/')"
     return f"len(list_filter({server_paths}, lambda server_path: {test})) > 0"
-
-
-def is_test(path: str) -> str:
-    """SQL: whether ``path`` is a test file or sits in a test folder."""
-    return f"regexp_matches({path}, '{TEST_PATHS}', 'i')"
 
 
 def frame(con: duckdb.DuckDBPyConnection, select: str, manifest: str | None,
@@ -100,6 +87,11 @@ def connect(path: Path) -> duckdb.DuckDBPyConnection:
     if not {"snapshots", "term_counts", "tools", "tool_hints_on_wire"} <= tables:
         con.close()
         raise StoreError(f"{path}: not a census database (no census tables in it)")
+    if not con.execute("SELECT count(*) FROM information_schema.columns WHERE table_name = 'tools'"
+                       " AND column_name = 'role'").fetchall()[0][0]:
+        con.close()
+        raise StoreError(f"{path}: written by an older census, before tools had roles; "
+                         f"run `census scan MANIFEST --db {path}` once to bring it up to date")
     return con
 
 

@@ -15,10 +15,12 @@ Three numbers are kept apart (see the spec's ``ToolAnnotations``):
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import duckdb
 import polars as pl
 
-from pipeline.frames import frame
+from pipeline.frames import DEFAULT_ROLES, frame, role_filter
 from pipeline.scan.detect.model import HINT_FIELDS, WIRE_NAMES
 from pipeline.schema import SPEC_DEFAULTS
 
@@ -42,15 +44,17 @@ _DECLARED_OBJECT = """EXISTS (SELECT 1 FROM tools d WHERE d.repo = w.repo AND d.
 _COVERAGE = f"""
     SELECT '{DECLARED}' AS reading, t.annotations_source <> 'none' AS annotated, {_HINTS_AS},
            t.title_state AS title
-    FROM tools t JOIN scope s ON s.repo = t.repo AND s.commit = t.commit WHERE t.is_mcp
+    FROM tools t JOIN scope s ON s.repo = t.repo AND s.commit = t.commit WHERE t.is_mcp AND {{tool_roles}}
     UNION ALL
     SELECT '{ON_WIRE}', {_DECLARED_OBJECT} OR {_WIRE_SET}, {_HINTS_AS},
            CASE WHEN w.title IS NULL THEN 'unset' ELSE 'true' END
-    FROM tool_hints_on_wire w JOIN scope s ON s.repo = w.repo AND s.commit = w.commit"""
+    FROM tool_hints_on_wire w JOIN scope s ON s.repo = w.repo AND s.commit = w.commit WHERE {{wire_roles}}"""
 
 
-def hint_coverage(con: duckdb.DuckDBPyConnection, manifest: str | None = None) -> pl.DataFrame:
-    """Seed 000's table over MCP tools, once as declared in source and once on the wire.
+def hint_coverage(con: duckdb.DuckDBPyConnection, manifest: str | None = None,
+                  roles: str | Sequence[str] = DEFAULT_ROLES) -> pl.DataFrame:
+    """Seed 000's table over the MCP tools of ``roles`` (default: server tools, what a server
+    ships), once as declared in source and once on the wire.
 
     One row per ``reading`` and ``field`` (the four hints, then ``title``): ``tools`` (MCP tool
     definitions), ``annotated_tools`` (with an annotations object) and ``annotated_share``
@@ -58,7 +62,8 @@ def hint_coverage(con: duckdb.DuckDBPyConnection, manifest: str | None = None) -
     ``set_false`` (declared true / false), ``set_dynamic`` (written, not a literal). For
     ``title`` only ``set`` and ``set_dynamic`` are counted.
     """
-    values = frame(con, _COVERAGE, manifest).unpivot(
+    query = _for_roles(_COVERAGE, roles)
+    values = frame(con, query, manifest).unpivot(
         on=list(COVERAGE_FIELDS), index=["reading", "annotated"], variable_name="field", value_name="value")
     counts = values.group_by("reading", "field").agg(
         pl.len().alias("tools"), pl.col("annotated").sum().alias("annotated_tools"),
@@ -92,22 +97,23 @@ _ORDER = ", ".join(HINT_FIELDS)
 _NUMBERED = f"""numbered_tools AS (
     SELECT t.*, s.entry, row_number() OVER (PARTITION BY t.repo, t.commit, t.path, t.line, t.sdk, t.tool_name
                                    ORDER BY {_ORDER}, t.title) AS n
-    FROM tools t JOIN scope s ON s.repo = t.repo AND s.commit = t.commit WHERE t.is_mcp
+    FROM tools t JOIN scope s ON s.repo = t.repo AND s.commit = t.commit WHERE t.is_mcp AND {{tool_roles}}
 ),
 numbered_wire AS (
     SELECT w.*, row_number() OVER (PARTITION BY w.repo, w.commit, w.path, w.line, w.sdk, w.tool_name
                                    ORDER BY {_ORDER}, w.title) AS n
-    FROM tool_hints_on_wire w JOIN scope s ON s.repo = w.repo AND s.commit = w.commit
+    FROM tool_hints_on_wire w JOIN scope s ON s.repo = w.repo AND s.commit = w.commit WHERE {{wire_roles}}
 )"""
 
 
-def effective_hints(con: duckdb.DuckDBPyConnection, manifest: str | None = None) -> pl.DataFrame:
-    """One row per MCP tool and hint: ``declared`` (in source), ``on_wire`` (what a client
-    receives), ``effective_defaults`` (a client applying the schema defaults, with the
+def effective_hints(con: duckdb.DuckDBPyConnection, manifest: str | None = None,
+                    roles: str | Sequence[str] = DEFAULT_ROLES) -> pl.DataFrame:
+    """One row per MCP tool of ``roles`` (default: server) and hint: ``declared`` (in source),
+    ``on_wire`` (what a client receives), ``effective_defaults`` (a client applying the schema defaults, with the
     applicability rule) and ``effective_no_gate`` (a client that takes no hint-based decision
     for a tool that arrives without annotations: ``no gate``). Values: true, false, unset,
     dynamic (declared, on_wire); true, false, not applicable, unknown, no gate (effective)."""
-    tools = frame(con, _PAIRED, manifest, _NUMBERED)
+    tools = frame(con, _PAIRED, manifest, _for_roles(_NUMBERED, roles))
     read_only = _effective(pl.col("wire_read_only_hint"), "read_only_hint")
     wide = tools.with_columns(
         [_applicable(_effective(pl.col(f"wire_{f}"), f), f, read_only).alias(f"effective_{f}") for f in HINT_FIELDS])
@@ -121,11 +127,12 @@ def effective_hints(con: duckdb.DuckDBPyConnection, manifest: str | None = None)
     return pl.concat([p.with_row_index("tool") for p in parts]).sort("tool", rank).drop("tool")
 
 
-def effective_summary(con: duckdb.DuckDBPyConnection, manifest: str | None = None) -> pl.DataFrame:
+def effective_summary(con: duckdb.DuckDBPyConnection, manifest: str | None = None,
+                      roles: str | Sequence[str] = DEFAULT_ROLES) -> pl.DataFrame:
     """Per client reading (``defaults applied``, ``no annotation, no gate``) and hint: how many
-    MCP tools a client reads as effective true, effective false, not applicable, unknown
-    (not a literal) and no gate."""
-    hints = effective_hints(con, manifest)
+    MCP tools of ``roles`` (default: server) a client reads as effective true, effective false,
+    not applicable, unknown (not a literal) and no gate."""
+    hints = effective_hints(con, manifest, roles)
     long = pl.concat([hints.select("hint", pl.lit(DEFAULTS).alias("reading"), pl.col("effective_defaults").alias("v")),
                       hints.select("hint", pl.lit(NO_GATE).alias("reading"), pl.col("effective_no_gate").alias("v"))])
     values = {"true": "effective_true", "false": "effective_false", "not applicable": "not_applicable",
@@ -134,6 +141,12 @@ def effective_summary(con: duckdb.DuckDBPyConnection, manifest: str | None = Non
     grid = pl.DataFrame({"reading": [r for r in (DEFAULTS, NO_GATE) for _ in HINT_NAMES], "hint": list(HINT_NAMES) * 2})
     joined = grid.join(counts, on=["reading", "hint"], how="left", maintain_order="left").fill_null(0)
     return joined.with_columns(pl.col(*values.values()).cast(pl.Int64))
+
+
+def _for_roles(query: str, roles: str | Sequence[str]) -> str:
+    """``query`` with its ``{tool_roles}`` and ``{wire_roles}`` filters written for ``roles``."""
+    tools, wire = role_filter("t.role", roles), role_filter("w.role", roles)
+    return query.replace("{tool_roles}", tools).replace("{wire_roles}", wire)
 
 
 def _effective(value: pl.Expr, field: str) -> pl.Expr:

@@ -17,10 +17,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
-from pipeline.archive import CHUNK_BYTES, stream
+from pipeline.archive import CHUNK_BYTES, first_folder, stream
 from pipeline.entries import Entry, Member, Run, display_path
 from pipeline.errors import ArchiveError
 from pipeline.limits import env_limits, limited
+from pipeline.scan.roles import SERVER, RoleRules
 from pipeline.scan.tree import TreeScan, scan_tree
 
 if TYPE_CHECKING:  # zipfile is imported when a .zip is read
@@ -44,6 +45,18 @@ def entries_of(path: Path) -> Iterator[Entry | Run]:
         yield from stream(path, None)
     else:
         yield Member(path.name, "file", path.stat().st_size), _file_chunks(path)
+
+
+def _top_folder(path: Path) -> str | None:
+    """The top folder of a tar archive (GitHub's ``owner-name-sha/``), which its paths keep: the
+    tree's root for roles."""
+    head = _head(path) if path.is_file() else b""
+    if head.startswith(GZIP_MAGIC) or path.name.lower().endswith(TAR_SUFFIXES) or _is_tar(head):
+        try:
+            return first_folder(path)
+        except ArchiveError:
+            return None  # the scan names what is wrong with it
+    return None
 
 
 def _head(path: Path) -> bytes:
@@ -125,7 +138,9 @@ class CountReport:
     skipped_members: int = 0
     """members not read (symlinks, devices, ...)."""
     tools: dict[str, int] | None = None
-    """with detection: ``mcp_tools``, ``annotated_tools``, ``lookalike_tools``."""
+    """with detection: ``server_tools``, ``annotated_server_tools`` (MCP tools a server ships, and
+    those declaring annotations in source), ``example_tools``, ``test_tools`` (MCP tools of
+    examples and tests) and ``lookalike_tools`` (not MCP, any role)."""
     failed: dict[str, str] = field(default_factory=dict)
     """input -> why it could not be read."""
 
@@ -138,19 +153,22 @@ class CountReport:
             self.totals[term] += count
             self.per_file.setdefault(f"{source}:{path}", {})[term] = count
         if scan.detection is not None:
-            tools = self.tools if self.tools is not None else dict.fromkeys(_TOOL_KEYS, 0)
+            tools = self.tools if self.tools is not None else dict.fromkeys(TOOL_KEYS, 0)
             for tool in scan.detection.tools:
-                tools["mcp_tools" if tool.is_mcp else "lookalike_tools"] += 1
-                tools["annotated_tools"] += tool.is_mcp and tool.annotations.declared
+                tools[f"{tool.role}_tools" if tool.is_mcp else "lookalike_tools"] += 1
+                tools["annotated_server_tools"] += tool.is_mcp and tool.role == SERVER and tool.annotations.declared
             self.tools = tools
 
 
-_TOOL_KEYS = ("mcp_tools", "annotated_tools", "lookalike_tools")
+#: the tool counts of ``CountReport.tools``, in order
+TOOL_KEYS = ("server_tools", "annotated_server_tools", "example_tools", "test_tools", "lookalike_tools")
 
 
-def count_paths(paths: list[Path], terms: tuple[str, ...], detect: bool = False) -> CountReport:
-    """Count ``terms`` in every input (and, with ``detect``, find their tools); an input that
-    cannot be read is recorded in ``failed`` and the others are still counted."""
+def count_paths(paths: list[Path], terms: tuple[str, ...], detect: bool = False,
+                server_paths: tuple[str, ...] = ()) -> CountReport:
+    """Count ``terms`` in every input (and, with ``detect``, find their tools, placed with
+    ``server_paths`` inside each input); an input that cannot be read is recorded in ``failed``
+    and the others are still counted."""
     report = CountReport(terms, dict.fromkeys(terms, 0))
     for path in paths:
         detector = None
@@ -159,7 +177,8 @@ def count_paths(paths: list[Path], terms: tuple[str, ...], detect: bool = False)
 
             detector = Detector()
         try:
-            report.add(str(path), scan_tree(entries_of(path), terms, detector))
+            roles = RoleRules(server_paths, top=_top_folder(path))
+            report.add(str(path), scan_tree(entries_of(path), terms, detector, roles))
         except (ArchiveError, OSError) as exc:
             report.failed[str(path)] = str(exc) if isinstance(exc, ArchiveError) else f"{path}: {exc}"
     return report

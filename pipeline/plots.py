@@ -18,9 +18,12 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 from matplotlib.ticker import MaxNLocator
 
-#: where matches sit, and their colours (stacked in this order)
-PLACES = {"in_server_paths": ("server paths", "#1f77b4"), "in_tests": ("tests", "#ff7f0e"),
-          "in_docs": ("docs", "#2ca02c"), "in_other": ("other", "#7f7f7f")}
+#: where matches sit (the role of their file), and their colours (stacked in this order)
+PLACES = {"in_server": ("server code", "#1f77b4"), "in_examples": ("examples", "#17becf"),
+          "in_tests": ("tests", "#ff7f0e"), "in_docs": ("docs", "#2ca02c")}
+#: the roles of tools, and their colours (stacked in this order)
+ROLE_COLOURS = {"server": ("server tools", "#1f77b4"), "example": ("example tools", "#17becf"),
+                "test": ("test tools", "#ff7f0e")}
 #: the parts of a declared hint, and their colours
 DECLARED = {"set_true": ("declared true", "#2ca02c"), "set_false": ("declared false", "#d62728"),
             "set_dynamic": ("declared, not a literal", "#7f7f7f")}
@@ -120,6 +123,38 @@ def tools_by_sdk_chart(frame: pl.DataFrame) -> Figure:
     return figure
 
 
+def tools_by_role_chart(frame: pl.DataFrame) -> Figure:
+    """``stats.tools_by_role``: per repository, its MCP tool definitions stacked by role (server,
+    example, test), the server tools that declare an annotations object in source drawn darker
+    over them, and the look-alike tools (not MCP) as a bar of their own."""
+    repos = frame["repo"].unique(maintain_order=True).to_list()
+    figure = Figure(figsize=(WIDTH_INCHES, 0.45 * max(len(repos), 1) + 1.4), layout="constrained")
+    if frame.is_empty():
+        return _empty(figure, "no tool definition found")
+    ax = figure.subplots()
+    labels = repos[::-1]
+    wide = {role: dict(zip(rows["repo"], rows["mcp_tools"], strict=True))
+            for role in ROLE_COLOURS for rows in [frame.filter(pl.col("role") == role)]}
+    left = [0] * len(labels)
+    for role, (_, colour) in ROLE_COLOURS.items():
+        values = [wide[role].get(r, 0) for r in labels]
+        ax.barh(labels, values, left=left, color=colour, height=0.5)
+        left = [a + b for a, b in zip(left, values, strict=True)]
+    server = frame.filter(pl.col("role") == "server")
+    annotated = dict(zip(server["repo"], server["annotated_tools"], strict=True))
+    ax.barh(labels, [annotated.get(r, 0) for r in labels], color=ANNOTATED_COLOUR, height=0.25)
+    lookalikes = frame.group_by("repo").agg(pl.col("lookalike_tools").sum())
+    others = dict(zip(lookalikes["repo"], lookalikes["lookalike_tools"], strict=True))
+    ax.barh(labels, [others.get(r, 0) for r in labels], left=left, color=LOOKALIKE_COLOUR, height=0.5)
+    _legend(ax, [*((label, colour) for label, colour in ROLE_COLOURS.values()),
+                 ("server tools declaring annotations (source)", ANNOTATED_COLOUR),
+                 ("look-alike tools (not MCP)", LOOKALIKE_COLOUR)])
+    ax.set_xlabel("tool definitions")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    figure.suptitle("Tool definitions by where they live")
+    return figure
+
+
 def runtime_agreement_chart(summary: pl.DataFrame) -> Figure:
     """``runtime_stats.static_vs_runtime_summary``: one panel per hint, one bar per server: its tools
     on both sides stacked by how the hint declared in source agrees with the one received, and
@@ -155,7 +190,7 @@ def _agreement_panel(ax: Axes, rows: pl.DataFrame, hint: str) -> None:
 
 def _legend(ax: Axes, entries: Sequence[tuple[str, str]]) -> None:
     handles = [Patch(color=colour, label=label) for label, colour in entries]
-    ax.figure.legend(handles=handles, loc="outside lower center", ncols=len(handles), fontsize="small")
+    ax.figure.legend(handles=handles, loc="outside lower center", ncols=min(len(handles), 3), fontsize="small")
 
 
 def _empty(figure: Figure, message: str) -> Figure:

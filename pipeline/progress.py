@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from typing import Protocol
+from typing import Any, Protocol
 
 
 class Observer(Protocol):
@@ -51,3 +51,15 @@ class StderrWaits(SilentObserver):
     def waiting(self, label: str, seconds: float, reason: str) -> None:
         """Say how long the worker waits and why."""
         print(self._redact(f"{label}: waiting {seconds:.1f}s before retrying: {reason}"), file=sys.stderr, flush=True)
+
+
+class QueueWaits(SilentObserver):
+    """For worker processes of this machine: each wait sent to the driver through ``queue`` (a
+    ``multiprocessing`` queue), whose observer shows it (above its progress bar, on a terminal)."""
+
+    def __init__(self, queue: Any) -> None:
+        self._queue = queue
+
+    def waiting(self, label: str, seconds: float, reason: str) -> None:
+        """Hand the wait to the driver."""
+        self._queue.put((label, seconds, reason))

@@ -42,16 +42,18 @@ class ReportData:
     """the manifest's name."""
     repositories: pl.DataFrame
     """``stats.repositories``."""
+    tools_by_role: pl.DataFrame
+    """``stats.tools_by_role``."""
     published_vs_measured: pl.DataFrame
     """``stats.published_vs_measured``."""
     tools_by_sdk: pl.DataFrame
-    """``stats.tools_by_sdk``."""
+    """``stats.tools_by_sdk``, over server tools."""
     lookalikes_excluded: pl.DataFrame
     """``stats.lookalikes_excluded``."""
     hint_coverage: pl.DataFrame
-    """``stats.hint_coverage``."""
+    """``stats.hint_coverage``, over server tools."""
     effective_summary: pl.DataFrame
-    """``stats.effective_summary``."""
+    """``stats.effective_summary``, over server tools."""
     caveats: pl.DataFrame
     """``stats.caveats``."""
     runtime_captures: pl.DataFrame
@@ -117,6 +119,7 @@ def charts(data: ReportData) -> dict[str, Figure]:
     """The report's figures, by file name (the runtime agreement only when a server is paired)."""
     figures = {
         "published-vs-measured.png": plots.published_vs_measured_chart(data.published_vs_measured),
+        "tools-by-role.png": plots.tools_by_role_chart(data.tools_by_role),
         "tools-by-sdk.png": plots.tools_by_sdk_chart(data.tools_by_sdk),
         "hint-coverage.png": plots.hint_coverage_chart(data.hint_coverage),
     }

@@ -45,7 +45,8 @@ def render(data: ReportData) -> str:
              "## Repositories", _repositories(data.repositories),
              "## Published vs measured", PUBLISHED_TEXT, _published(data.published_vs_measured),
              image("published-vs-measured.png"),
-             "## MCP tools by SDK", _tools(data.tools_by_sdk), image("tools-by-sdk.png"),
+             "## Where the tools live", ROLES_TEXT, _roles(data.tools_by_role), image("tools-by-role.png"),
+             "## MCP tools by SDK", TOOLS_TEXT, _tools(data.tools_by_sdk), image("tools-by-sdk.png"),
              "### Look-alikes left out", LOOKALIKES_TEXT, _lookalikes(data.lookalikes_excluded),
              "## Hint coverage", _coverage_text(data.hint_coverage), _coverage(data.hint_coverage),
              image("hint-coverage.png"),
@@ -73,8 +74,9 @@ def _provenance(repos: pl.DataFrame) -> str:
 
 def _repositories(repos: pl.DataFrame) -> str:
     headers = {"repo": "repo", "commit": "commit", "status": "status", "source": "read from",
-               "regular_files": "regular files", "skipped_members": "members not read", "mcp_tools": "MCP tools",
-               "annotated_tools": "MCP tools declaring annotations (source)", "lookalike_tools": "look-alike tools",
+               "regular_files": "regular files", "skipped_members": "members not read", "server_tools": "server tools",
+               "annotated_server_tools": "server tools declaring annotations (source)",
+               "example_tools": "example tools", "test_tools": "test tools", "lookalike_tools": "look-alike tools",
                "note": "note"}
     return markdown_table(repos, headers, {"commit": commit})
 
@@ -82,21 +84,41 @@ def _repositories(repos: pl.DataFrame) -> str:
 PUBLISHED_TEXT = """\
 Matches of each term: the figure an article published for the tree (from the manifest's
 `published`), the number measured here, the difference (measured - published), and where the
-measured matches sit. A match is placed once, in the first of these its path fits: tests, docs,
-the manifest's `server_paths`, other."""
+measured matches sit, by the role of their file: server code, examples, tests, docs (the one
+classifier of the census, `pipeline.scan.roles`; under the manifest's `server_paths` a file is
+server code unless it is itself a test, an example or documentation)."""
 
 
 def _published(frame: pl.DataFrame) -> str:
     headers = {"repo": "repo", "term": "term", "published": "published matches", "measured": "measured matches",
-               "difference": "difference", "in_server_paths": "in server paths", "in_tests": "in tests",
-               "in_docs": "in docs", "in_other": "elsewhere"}
+               "difference": "difference", "in_server": "in server code", "in_examples": "in examples",
+               "in_tests": "in tests", "in_docs": "in docs"}
     return markdown_table(frame, headers, {"difference": _signed, "term": lambda t: f"`{t}`"})
+
+
+ROLES_TEXT = """\
+Every tool definition has a role: **server** (what a server ships), **example** (examples,
+samples, demos, templates) or **test** (tests, fixtures, benchmarks, evals), decided from its
+file's path and, where the language says so, its content (`pipeline.scan.roles`; the rules that
+placed each repository's tools are listed with how many tools each placed). Every count below
+this table is of server tools."""
+
+
+def _roles(frame: pl.DataFrame) -> str:
+    headers = {"repo": "repo", "role": "role", "mcp_tools": "MCP tools",
+               "annotated_tools": "declaring annotations (source)", "lookalike_tools": "look-alike tools",
+               "rules": "placed by"}
+    return markdown_table(frame, headers, {"rules": lambda rules: ", ".join(f"`{r}`" for r in rules)})
+
+
+TOOLS_TEXT = ("Tool definitions in server code (role `server`) by library, MCP or not; the look-alikes of every "
+              "role are listed below:")
 
 
 def _tools(frame: pl.DataFrame) -> str:
     headers = {"repo": "repo", "sdk": "library", "language": "language", "is_mcp": "MCP",
                "tools": "tool definitions", "annotated_tools": "declaring annotations (source)",
-               "outside_tests": "outside tests", "via_wrapper": "through a wrapper"}
+               "via_wrapper": "through a wrapper"}
     return markdown_table(frame, headers)
 
 
@@ -114,10 +136,11 @@ def _coverage_text(coverage: pl.DataFrame) -> str:
     for reading in coverage["reading"].unique(maintain_order=True):
         row = coverage.filter(pl.col("reading") == reading).row(0, named=True)
         where = {"declared in source": "in source", "on the wire": "on the wire"}.get(reading, reading)
-        sentences.append(f"{where}, {row['annotated_tools']} of {row['tools']} MCP tool definitions carry an "
+        sentences.append(f"{where}, {row['annotated_tools']} of {row['tools']} server tool definitions carry an "
                          f"annotations object ({cell_text(row['annotated_share'])})")
     found = "; ".join(sentences)
-    return ("The seed article's table, over the MCP tool definitions found here, once as the source declares "
+    return ("The seed article's table, over the server tools found here (what the servers ship: example and "
+            "test tools left out), once as the source declares "
             "them and once as a client receives them (the SDK's documented behaviour applied). "
             f"{found[:1].upper()}{found[1:]}. `title` is a string: it is only counted as declared.")
 
@@ -133,7 +156,7 @@ def _coverage(coverage: pl.DataFrame) -> str:
 
 
 EFFECTIVE_TEXT = """\
-What a client reads for each MCP tool definition, from what it receives (on the wire), under
+What a client reads for each server tool definition, from what it receives (on the wire), under
 the two readings of a tool that arrives without annotations: *defaults applied* (the declared
 value, else the schema default; destructiveHint and idempotentHint are not applicable when
 readOnlyHint is effectively true) and *no annotation, no gate* (no hint-based decision is taken

@@ -17,7 +17,8 @@ AGREEMENT_CHART = "runtime-agreement.png"
 #: chart file -> its alt text
 CHARTS = {
     "published-vs-measured.png": "Published vs measured matches, stacked by where they sit",
-    "tools-by-sdk.png": "Tool definitions by repository and library",
+    "tools-by-role.png": "Tool definitions by repository and role: server, example, test, and look-alikes",
+    "tools-by-sdk.png": "Server tool definitions by repository and library",
     "hint-coverage.png": "MCP tool definitions that declare each field, in source and on the wire",
     AGREEMENT_CHART: "Per hint, tools in source and received at run time: how the two agree",
 }

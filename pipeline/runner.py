@@ -26,8 +26,9 @@ from pipeline.errors import SourceError
 from pipeline.fetch import GitHubClient
 from pipeline.limits import limited
 from pipeline.manifest import RepoEntry
-from pipeline.progress import SILENT, StderrWaits
+from pipeline.progress import SILENT, Observer, QueueWaits, StderrWaits
 from pipeline.scan.detect import Detector
+from pipeline.scan.roles import RoleRules
 from pipeline.scan.tree import TreeScan, scan_tree
 from pipeline.settings import DEFAULT_JOBS, ENV, Settings
 from pipeline.source import Fetched, source_for
@@ -48,7 +49,8 @@ class Task:
     known_sha256: str | None = None
     """the archive already scanned with these terms and this scanner version, if any."""
     announce_waits: bool = False
-    """print rate-limit and retry waits on stderr (the driver's observer is not silent)."""
+    """report rate-limit and retry waits (the driver's observer is not silent): to the driver
+    from a worker process of this machine, on the worker's stderr on a Dask cluster."""
 
 
 @dataclass(frozen=True)
@@ -82,7 +84,10 @@ def fetch_and_scan(task: Task, client: GitHubClient | None = None) -> TaskResult
     settings = replace(task.settings, token=os.environ.get(ENV["token"]) or None)
     if client is not None:
         return _fetch_and_scan(task, settings, client)
-    own = GitHubClient(settings, StderrWaits(settings.redact) if task.announce_waits else SILENT)
+    waits: Observer = SILENT
+    if task.announce_waits:
+        waits = QueueWaits(_DRIVER_WAITS) if _DRIVER_WAITS is not None else StderrWaits(settings.redact)
+    own = GitHubClient(settings, waits)
     try:
         return _fetch_and_scan(task, settings, own)
     finally:
@@ -99,7 +104,8 @@ def _fetch_and_scan(task: Task, settings: Settings, client: GitHubClient) -> Tas
     if task.known_sha256 is not None and fetched.sha256 == task.known_sha256:
         return replace(base, status="unchanged", fetched=fetched)
     try:
-        scan = scan_tree(limited(source.members(task.commit, fetched), settings.limits), task.terms, Detector())
+        members = limited(source.members(task.commit, fetched), settings.limits)
+        scan = scan_tree(members, task.terms, Detector(), RoleRules(task.entry.server_paths))
     except Exception as exc:  # one bad repository never stops a census
         return replace(base, fetched=fetched, stage="scan", reason=reason(exc, settings))
     return replace(base, status="scanned", fetched=fetched, scan=scan)
@@ -119,8 +125,10 @@ class Executor(Protocol):
     jobs: int
     """how many tasks run at once (also the driver's concurrent pin requests)."""
 
-    def run(self, work: Callable[[Task], TaskResult], tasks: Iterable[Task]) -> Iterator[TaskResult]:
-        """The results of ``work`` over ``tasks``, in completion order."""
+    def run(self, work: Callable[[Task], TaskResult], tasks: Iterable[Task],
+            observer: Observer = SILENT) -> Iterator[TaskResult]:
+        """The results of ``work`` over ``tasks``, in completion order; ``observer`` is told of the
+        waits of workers that can reach it."""
 
     def close(self) -> None:
         """Release workers and connections."""
@@ -144,24 +152,48 @@ class LocalExecutor:
         self.jobs = jobs
         self.in_process = jobs == 1
         self._pool: Any = None
+        self._waits: Any = None
+        self._relay_thread: Any = None
+        self._observer: Observer = SILENT
 
-    def run(self, work: Callable[[Task], TaskResult], tasks: Iterable[Task]) -> Iterator[TaskResult]:
-        """Results in manifest order for one job, in completion order otherwise."""
+    def run(self, work: Callable[[Task], TaskResult], tasks: Iterable[Task],
+            observer: Observer = SILENT) -> Iterator[TaskResult]:
+        """Results in manifest order for one job, in completion order otherwise; the workers'
+        waits reach ``observer`` through a queue, drawn by this process alone."""
         if self.jobs == 1:
             yield from map(work, tasks)
             return
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
-
+        self._observer = observer
         if self._pool is None:
-            self._pool = ProcessPoolExecutor(self.jobs, mp_context=multiprocessing.get_context("spawn"))
+            self._pool = self._start()
         yield from _in_flight(self._pool, work, tasks, 2 * self.jobs)
 
+    def _start(self) -> Any:
+        """The worker pool, and the thread that hands their waits to the observer."""
+        import multiprocessing
+        import threading
+        from concurrent.futures import ProcessPoolExecutor
+
+        context = multiprocessing.get_context("spawn")
+        self._waits = context.SimpleQueue()
+        self._relay_thread = threading.Thread(target=self._relay, args=(self._waits,), name="census-waits", daemon=True)
+        self._relay_thread.start()
+        return ProcessPoolExecutor(self.jobs, mp_context=context, initializer=_worker, initargs=(self._waits,))
+
+    def _relay(self, waits: Any) -> None:
+        while (wait := waits.get()) is not None:
+            self._observer.waiting(*wait)
+
     def close(self) -> None:
-        """Stop the worker processes."""
+        """Stop the worker processes (and the relay of their waits)."""
         if self._pool is not None:
             self._pool.shutdown(cancel_futures=True)
             self._pool = None
+        if self._waits is not None:  # the relay ends, and the queue's locks are released before exit
+            self._waits.put(None)
+            self._relay_thread.join()
+            self._waits.close()
+            self._waits = self._relay_thread = None
 
 
 class DaskExecutor:
@@ -177,8 +209,9 @@ class DaskExecutor:
         threads = self._client.nthreads()
         self._limit = max(2 * jobs, 2 * sum(threads.values()))
 
-    def run(self, work: Callable[[Task], TaskResult], tasks: Iterable[Task]) -> Iterator[TaskResult]:
-        """Results in completion order."""
+    def run(self, work: Callable[[Task], TaskResult], tasks: Iterable[Task],
+            observer: Observer = SILENT) -> Iterator[TaskResult]:
+        """Results in completion order (a worker says its waits on its own stderr)."""
         from dask.distributed import as_completed
 
         finished = as_completed(loop=self._client.loop)
@@ -192,6 +225,16 @@ class DaskExecutor:
     def close(self) -> None:
         """Disconnect from the scheduler (the cluster keeps running)."""
         self._client.close()
+
+
+#: in a worker process of ``LocalExecutor``: the queue its waits go to (set by ``_worker``)
+_DRIVER_WAITS: Any = None
+
+
+def _worker(waits: Any) -> None:
+    """The initializer of a ``LocalExecutor`` worker: remember where waits go."""
+    global _DRIVER_WAITS  # noqa: PLW0603 -- one per worker process, set before any task
+    _DRIVER_WAITS = waits
 
 
 def _in_flight(pool: Any, work: Callable[[Task], TaskResult], tasks: Iterable[Task],

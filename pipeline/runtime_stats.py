@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 import duckdb
 import polars as pl
 
-from pipeline.frames import is_test
+from pipeline.frames import DEFAULT_ROLES, role_filter
 from pipeline.runtime import OK
 from pipeline.runtime_store import ensure_readable
 from pipeline.scan.detect.model import HINT_FIELDS, WIRE_NAMES
@@ -96,11 +96,11 @@ static AS (
            CASE WHEN t.tool_name IS NULL THEN 1 ELSE count(*) OVER (PARTITION BY p.server, t.tool_name) END
                AS definitions
     FROM paired p JOIN scanned s ON s.repo = p.repo
-    JOIN tools t ON t.repo = s.repo AND t.commit = s.commit AND t.is_mcp
+    JOIN tools t ON t.repo = s.repo AND t.commit = s.commit AND t.is_mcp AND {{tool_roles}}
     LEFT JOIN tool_hints_on_wire w ON w.repo = t.repo AND w.commit = t.commit AND w.path = t.path
         AND w.line = t.line AND w.sdk = t.sdk AND w.tool_name IS NOT DISTINCT FROM t.tool_name
     QUALIFY row_number() OVER (PARTITION BY p.server, coalesce(t.tool_name, t.path || ':' || t.line)
-                               ORDER BY {is_test("t.path")}, t.path, t.line) = 1
+                               ORDER BY list_position(['server', 'example', 'test'], t.role), t.path, t.line) = 1
 ),
 runtime AS (
     SELECT r.*, p.repo FROM runtime_tools r JOIN paired p ON p.server = r.server
@@ -129,13 +129,16 @@ FROM joined
 ORDER BY server, tool_name NULLS LAST, path, line, list_position({list(HINT_NAMES)}, hint)"""
 
 
-def static_vs_runtime(con: duckdb.DuckDBPyConnection, pairs: Mapping[str, str] | None = None) -> pl.DataFrame:
+def static_vs_runtime(con: duckdb.DuckDBPyConnection, pairs: Mapping[str, str] | None = None,
+                      roles: str | Sequence[str] = DEFAULT_ROLES) -> pl.DataFrame:
     """One row per probed tool (or source definition) and hint: source against runtime.
 
+    The source side is the repository's MCP tools of ``roles`` (default: server, what the
+    server ships; widen it for a probed example server of an SDK repository).
     ``side``: ``both``, ``source only`` (defined in source, not sent) or ``runtime only``
     (sent, not found in source: built at run time, behind a wrapper, renamed). Tools match by
     (server, tool name); a name defined more than once (``definitions``) is represented by its
-    first definition outside tests. ``declared`` is the hint in source, ``expected_on_wire``
+    first definition, server code before examples before tests. ``declared`` is the hint in source, ``expected_on_wire``
     what ``tool_hints_on_wire`` says the SDK sends, ``runtime`` what was received.
     ``agreement`` (tools on both sides): ``same``, ``added on wire`` (not in source, sent),
     ``dropped on wire``, ``differ``, ``resolved`` (source had an expression); ``as_expected``:
@@ -143,15 +146,17 @@ def static_vs_runtime(con: duckdb.DuckDBPyConnection, pairs: Mapping[str, str] |
     """
     ensure_readable(con)
     pairs = dict(pairs or {})
-    query = f"WITH {_PAIRED}\n{_COMPARED}"
+    query = f"WITH {_PAIRED.replace('{tool_roles}', role_filter('t.role', roles))}\n{_COMPARED}"
     return _frame(con, query, {"servers": list(pairs), "repos": list(pairs.values())})
 
 
-def static_vs_runtime_summary(con: duckdb.DuckDBPyConnection, pairs: Mapping[str, str] | None = None) -> pl.DataFrame:
+def static_vs_runtime_summary(con: duckdb.DuckDBPyConnection, pairs: Mapping[str, str] | None = None,
+                              roles: str | Sequence[str] = DEFAULT_ROLES) -> pl.DataFrame:
     """Per server and hint: tools on ``both`` sides and how their hints agree (one column per
     ``agreement``, and ``as_expected``: received as ``tool_hints_on_wire`` predicted), with the
-    server's ``source_only`` and ``runtime_only`` tool counts (the same on each hint row)."""
-    rows = static_vs_runtime(con, pairs)
+    server's ``source_only`` and ``runtime_only`` tool counts (the same on each hint row);
+    the source side as ``static_vs_runtime`` reads it for ``roles``."""
+    rows = static_vs_runtime(con, pairs, roles)
     names = {a: a.replace(" ", "_") for a in AGREEMENTS}
     both = rows.filter(pl.col("side") == BOTH)
     counts = both.group_by("server", "repo", "hint").agg(
@@ -167,12 +172,13 @@ def static_vs_runtime_summary(con: duckdb.DuckDBPyConnection, pairs: Mapping[str
     return joined.sort("server", rank).select("server", "repo", "hint", *(pl.col(c).cast(pl.Int64) for c in columns))
 
 
-def static_vs_runtime_pairs(con: duckdb.DuckDBPyConnection, pairs: Mapping[str, str] | None = None) -> pl.DataFrame:
+def static_vs_runtime_pairs(con: duckdb.DuckDBPyConnection, pairs: Mapping[str, str] | None = None,
+                            roles: str | Sequence[str] = DEFAULT_ROLES) -> pl.DataFrame:
     """One row per server compared with its source (paired as ``static_vs_runtime`` pairs them),
     in server order: ``server``, ``repo``, ``commit`` (the repository's latest scanned snapshot:
-    the source side) and its tools by side: ``both`` (matched by name), ``source_only`` and
-    ``runtime_only``."""
-    rows = static_vs_runtime(con, pairs).filter(pl.col("hint") == HINT_NAMES[0])
+    the source side, its tools of ``roles``) and its tools by side: ``both`` (matched by name),
+    ``source_only`` and ``runtime_only``."""
+    rows = static_vs_runtime(con, pairs, roles).filter(pl.col("hint") == HINT_NAMES[0])
     sides = {BOTH: "both", SOURCE_ONLY: "source_only", RUNTIME_ONLY: "runtime_only"}
     return rows.group_by("server", "repo", "commit", maintain_order=True).agg(
         *((pl.col("side") == side).sum().cast(pl.Int64).alias(name) for side, name in sides.items()))

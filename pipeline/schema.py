@@ -3,12 +3,13 @@
 Tables (later stages extend these, never rename them):
 
 - ``snapshots``: one row per (repo, commit): what was fetched and scanned, or why not.
-- ``term_counts``: (repo, commit, path, term, count), non-zero counts only.
+- ``term_counts``: (repo, commit, path, term, count, role), non-zero counts only.
 - ``skipped_files``: (repo, commit, path, kind): members that were not read, and why.
 - ``tree_notes``: (repo, commit, path, kind, detail): ``.gitattributes`` lines that leave files
   out of archives or put them in LFS, ``.gitmodules`` paths, Git LFS pointer files.
 - ``manifest_entries``: the manifest as last run, with the published figures.
-- ``tools``: one row per tool definition the detector found, with its declared annotations.
+- ``tools``: one row per tool definition the detector found, with its declared annotations
+  and its role (``server``, ``example``, ``test``: ``pipeline.scan.roles``).
 - ``detector_exclusions``: files the detector left out on purpose, with the reason.
 - ``sdk_catalog``: every library the detector knows (rewritten on open from ``sdks.SDKS``).
 - ``runtime_captures``, ``runtime_tools``, ``runtime_servers``: tools/list answers of running
@@ -26,6 +27,7 @@ from __future__ import annotations
 import duckdb
 
 from pipeline import runtime_store
+from pipeline.scan import roles
 from pipeline.scan.detect.model import HINT_FIELDS
 from pipeline.scan.detect.sdks import SDKS
 
@@ -46,11 +48,13 @@ CREATE TABLE IF NOT EXISTS snapshots (
     skipped_stage VARCHAR,            -- pin | fetch | scan
     archive_root VARCHAR,
     source VARCHAR,                   -- github | tarball | git
-    terms VARCHAR[]
+    terms VARCHAR[],
+    server_paths VARCHAR[]            -- the entry's server_paths its roles were decided with
 );
 CREATE TABLE IF NOT EXISTS term_counts (
     repo VARCHAR NOT NULL, commit VARCHAR NOT NULL, path VARCHAR NOT NULL,
-    term VARCHAR NOT NULL, count BIGINT NOT NULL
+    term VARCHAR NOT NULL, count BIGINT NOT NULL,
+    role VARCHAR                      -- server | example | test | docs
 );
 CREATE TABLE IF NOT EXISTS skipped_files (
     repo VARCHAR NOT NULL, commit VARCHAR NOT NULL, path VARCHAR NOT NULL, kind VARCHAR NOT NULL
@@ -73,7 +77,9 @@ CREATE TABLE IF NOT EXISTS tools (
     annotations_source VARCHAR NOT NULL, rule VARCHAR NOT NULL,
     title_state VARCHAR NOT NULL,     -- true | unset | dynamic (annotations.title)
     tool_title VARCHAR,               -- Tool.title, when a literal
-    sdk_version VARCHAR               -- from the nearest package manifest
+    sdk_version VARCHAR,              -- from the nearest package manifest
+    role VARCHAR,                     -- server | example | test
+    role_rule VARCHAR                 -- the rule of pipeline.scan.roles that decided role
 );
 CREATE TABLE IF NOT EXISTS detector_exclusions (
     repo VARCHAR NOT NULL, commit VARCHAR NOT NULL, path VARCHAR NOT NULL,
@@ -134,15 +140,54 @@ def wire_view() -> str:
     return f"""CREATE OR REPLACE VIEW tool_hints_on_wire AS
 SELECT t.repo, t.commit, t.path, t.line, t.sdk, t.sdk_version, t.tool_name, {title},
     {hints},
-    c.wire AS wire_rule
+    c.wire AS wire_rule, t.role
 FROM tools t JOIN sdk_catalog c ON c.sdk = t.sdk
 WHERE t.is_mcp"""
 
 
+#: columns added after a table first shipped: (table, column, type); ``install`` adds them
+ADDED_COLUMNS = (("snapshots", "server_paths", "VARCHAR[]"), ("term_counts", "role", "VARCHAR"),
+                 ("tools", "role", "VARCHAR"), ("tools", "role_rule", "VARCHAR"))
+
+
 def install(con: duckdb.DuckDBPyConnection) -> None:
-    """Create what is missing, refresh the SDK catalogue and the views."""
+    """Create what is missing (columns of a database an older census wrote included, their rows
+    given roles by ``roles.backfill``), refresh the SDK catalogue and the views."""
     con.execute(SCHEMA)
+    missing = [(t, c, kind) for t, c, kind in ADDED_COLUMNS if not _has_column(con, t, c)]
+    for table, column, kind in missing:
+        con.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
+    if missing:
+        backfill_roles(con)
     rows = [(s.key, s.language, s.is_mcp, s.wire) for s in SDKS.values()]
     con.executemany("INSERT INTO sdk_catalog VALUES (?, ?, ?, ?)", rows)
     con.execute(wire_view())
     runtime_store.install(con)
+
+
+def _has_column(con: duckdb.DuckDBPyConnection, table: str, column: str) -> bool:
+    found = con.execute("SELECT count(*) FROM information_schema.columns WHERE table_name = ? AND column_name = ?",
+                        [table, column]).fetchone()
+    return bool(found and found[0])
+
+
+def backfill_roles(con: duckdb.DuckDBPyConnection) -> None:
+    """Give rows stored before roles existed their role by the path rules (``roles.classify``;
+    the project files and server paths of their trees are not stored, so the rule says
+    ``path-only``). ``census run`` rescans such trees: their scanner version is older."""
+    for table in ("term_counts", "tools"):
+        paths = [p for (p,) in con.execute(f"SELECT DISTINCT path FROM {table} WHERE role IS NULL").fetchall()]
+        if not paths:
+            continue
+        placed = [(path, *_path_only(path, table == "tools")) for path in paths]
+        con.execute("CREATE OR REPLACE TEMP TABLE placed (path VARCHAR, role VARCHAR, rule VARCHAR)")
+        con.executemany("INSERT INTO placed VALUES (?, ?, ?)", placed)
+        rule = ", role_rule = placed.rule" if table == "tools" else ""
+        con.execute(f"UPDATE {table} SET role = placed.role{rule} FROM placed "
+                    f"WHERE {table}.path = placed.path AND {table}.role IS NULL")
+        con.execute("DROP TABLE placed")
+
+
+def _path_only(path: str, tool: bool) -> tuple[str, str]:
+    found = roles.RoleRules().of_tool(path, 0) if tool else roles.classify(path)
+    return found.role, f"path-only:{found.rule}"

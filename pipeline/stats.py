@@ -8,6 +8,12 @@ optional ``manifest``: its entries at their pinned commits, or every snapshot wh
 Term counts are case-insensitive byte counts over every regular file of a tree: they say
 where strings sit, not how many tools are annotated. Tool counts come from the
 registration detector (``tools``: what the source declares).
+
+Every tool and every match has a role (``pipeline.scan.roles``): ``server`` (what a server
+ships), ``example``, ``test``, and for matches ``docs``. A function that counts tools over one
+set takes ``roles=`` (a role or several; default ``DEFAULT_ROLES``, server tools only), so a
+notebook can widen it; ``repo_totals``, ``repositories`` and ``tools_by_role`` give each role
+its own column.
 """
 
 from __future__ import annotations
@@ -18,22 +24,26 @@ import duckdb
 import polars as pl
 
 from pipeline.caveats import caveats
-from pipeline.frames import connect, database_path, frame, is_test, manifest_names, path_class
+from pipeline.frames import DEFAULT_ROLES, connect, database_path, frame, manifest_names, role_filter
 from pipeline.hints import HINT_NAMES, effective_hints, effective_summary, hint_coverage
+from pipeline.scan.roles import DOCS, EXAMPLE, SERVER, TEST, TOOL_ROLES
 
 __all__ = [
-    "HINT_NAMES", "caveats", "connect", "database_path", "effective_hints", "effective_summary",
-    "hint_coverage", "lookalikes_excluded", "manifest_names", "published_vs_measured", "repo_totals",
-    "repositories", "tools_by_sdk",
+    "DEFAULT_ROLES", "HINT_NAMES", "TOOL_ROLES", "caveats", "connect", "database_path", "effective_hints",
+    "effective_summary", "hint_coverage", "lookalikes_excluded", "manifest_names", "published_vs_measured",
+    "repo_totals", "repositories", "tools_by_role", "tools_by_sdk",
 ]
 
 #: columns of ``repo_totals`` before the per-term columns
 TOTALS_COLUMNS = ("repo", "commit", "status", "regular_files", "skipped_members")
-#: columns of ``repo_totals`` after the per-term columns: what the detector found
-TOOL_COLUMNS = ("mcp_tools", "annotated_tools", "lookalike_tools")
-_TOOL_COUNTS = """
-    SELECT repo, commit, count(*) FILTER (WHERE is_mcp) AS mcp_tools,
-           count(*) FILTER (WHERE is_mcp AND annotations_source <> 'none') AS annotated_tools,
+#: columns of ``repo_totals`` after the per-term columns: what the detector found, by role
+TOOL_COLUMNS = ("server_tools", "annotated_server_tools", "example_tools", "test_tools", "lookalike_tools")
+_TOOL_COUNTS = f"""
+    SELECT repo, commit, count(*) FILTER (WHERE is_mcp AND role = '{SERVER}') AS server_tools,
+           count(*) FILTER (WHERE is_mcp AND role = '{SERVER}' AND annotations_source <> 'none')
+               AS annotated_server_tools,
+           count(*) FILTER (WHERE is_mcp AND role = '{EXAMPLE}') AS example_tools,
+           count(*) FILTER (WHERE is_mcp AND role = '{TEST}') AS test_tools,
            count(*) FILTER (WHERE NOT is_mcp) AS lookalike_tools
     FROM tools GROUP BY repo, commit
 """
@@ -43,9 +53,11 @@ def repo_totals(con: duckdb.DuckDBPyConnection, manifest: str | None = None) -> 
     """One row per snapshot: status, file counts, one column per term, tool counts, skip reason.
 
     With ``manifest``, only that manifest's repositories, in manifest order. Term columns
-    hold the case-insensitive count over every regular file; ``mcp_tools`` counts MCP tool
-    definitions, ``annotated_tools`` those that declare an annotations object in source,
-    ``lookalike_tools`` registrations of non-MCP libraries (all NULL when not scanned).
+    hold the case-insensitive count over every regular file; ``server_tools`` counts the MCP
+    tool definitions a server ships (role ``server``), ``annotated_server_tools`` those of them
+    that declare an annotations object in source, ``example_tools`` and ``test_tools`` the MCP
+    tools of examples and tests, ``lookalike_tools`` registrations of non-MCP libraries in any
+    role (all NULL when not scanned).
     """
     where, params = ("WHERE m.manifest = ?", [manifest]) if manifest else ("", [])
     snapshots = _frame(
@@ -73,8 +85,8 @@ def repo_totals(con: duckdb.DuckDBPyConnection, manifest: str | None = None) -> 
 
 def repositories(con: duckdb.DuckDBPyConnection, manifest: str | None = None) -> pl.DataFrame:
     """One row per snapshot in scope, in manifest order: where it was read from, how many files,
-    the detector's tool counts (``annotated_tools`` declare an annotations object in source),
-    and what the manifest says about it (``server_paths``, ``server_repo``, ``note``)."""
+    the detector's tool counts by role (as ``repo_totals``), and what the manifest says about it
+    (``server_paths``, ``server_repo``, ``note``)."""
     return frame(con, f"""
         SELECT s.repo, s.commit, s.status, s.source, s.regular_files, s.skipped_members,
                {", ".join(f"CASE WHEN s.status = 'scanned' THEN coalesce(t.{c}, 0) END AS {c}" for c in TOOL_COLUMNS)},
@@ -83,13 +95,13 @@ def repositories(con: duckdb.DuckDBPyConnection, manifest: str | None = None) ->
         ORDER BY s.entry, s.repo""", manifest)
 
 
+#: the places of ``published_vs_measured``: a column per role of a match
+PLACES = {"in_server": SERVER, "in_examples": EXAMPLE, "in_tests": TEST, "in_docs": DOCS}
 _PLACED = f"""placed AS (
-    SELECT c.repo, c.commit, c.term, sum(c.count) FILTER (WHERE class = 'server')::BIGINT AS in_server_paths,
-           sum(c.count) FILTER (WHERE class = 'tests')::BIGINT AS in_tests,
-           sum(c.count) FILTER (WHERE class = 'docs')::BIGINT AS in_docs,
-           sum(c.count) FILTER (WHERE class = 'other')::BIGINT AS in_other
-    FROM (SELECT c.*, {path_class("c.path", "s.server_paths")} AS class
-          FROM term_counts c JOIN scope s ON s.repo = c.repo AND s.commit = c.commit) c
+    SELECT c.repo, c.commit, c.term,
+           {", ".join(f"sum(c.count) FILTER (WHERE c.role = '{role}')::BIGINT AS {column}"
+                      for column, role in PLACES.items())}
+    FROM term_counts c JOIN scope s ON s.repo = c.repo AND s.commit = c.commit
     GROUP BY ALL
 ),
 wanted AS (
@@ -97,15 +109,13 @@ wanted AS (
         SELECT repo, commit, unnest(terms) AS term FROM scope WHERE status = 'scanned'
         UNION ALL SELECT repo, commit, unnest(map_keys(published)) FROM scope WHERE published IS NOT NULL)
 )"""
-PLACES = ("in_server_paths", "in_tests", "in_docs", "in_other")
 
 
 def published_vs_measured(con: duckdb.DuckDBPyConnection, manifest: str | None = None) -> pl.DataFrame:
     """Per repository and term: the ``published`` figure (from the manifest, NULL if none),
     ours (``measured``: the byte count, NULL if the tree was not scanned for that term),
-    ``difference`` (measured - published), and where our matches sit: ``in_server_paths``,
-    ``in_tests``, ``in_docs``, ``in_other``, each match counted once, in the first class its
-    path fits: tests, docs, server paths, other (a test under a server path is a test)."""
+    ``difference`` (measured - published), and where our matches sit, by the role of their file:
+    ``in_server``, ``in_examples``, ``in_tests``, ``in_docs``."""
     places = ", ".join(f"CASE WHEN r.count IS NOT NULL THEN coalesce(p.{c}, 0) END AS {c}" for c in PLACES)
     return frame(con, f"""
         SELECT w.repo, w.commit, w.term, s.published[w.term] AS published, r.count AS measured,
@@ -118,30 +128,52 @@ def published_vs_measured(con: duckdb.DuckDBPyConnection, manifest: str | None =
         """, manifest, _PLACED)
 
 
-def tools_by_sdk(con: duckdb.DuckDBPyConnection, manifest: str | None = None) -> pl.DataFrame:
-    """Per repository and library: the tool definitions the detector found (``is_mcp`` false for
-    look-alikes), how many declare an annotations object in source (``annotated_tools``), how
-    many sit outside tests, and how many are registered through the project's own wrapper."""
+def tools_by_role(con: duckdb.DuckDBPyConnection, manifest: str | None = None) -> pl.DataFrame:
+    """Per repository and role (server, example, test) with a tool: MCP tool definitions, those
+    that declare an annotations object in source, look-alike registrations, and the rules that
+    placed them (``rules``: each ``role_rule`` with its number of tools, most used first)."""
+    return frame(con, f"""
+        SELECT r.repo, r.commit, r.role, sum(r.mcp_tools)::BIGINT AS mcp_tools,
+               sum(r.annotated_tools)::BIGINT AS annotated_tools, sum(r.lookalike_tools)::BIGINT AS lookalike_tools,
+               list(r.role_rule || ' (' || (r.mcp_tools + r.lookalike_tools) || ')'
+                    ORDER BY r.mcp_tools + r.lookalike_tools DESC, r.role_rule) AS rules
+        FROM (SELECT t.repo, t.commit, t.role, t.role_rule, min(s.entry) AS entry,
+                     count(*) FILTER (WHERE t.is_mcp) AS mcp_tools,
+                     count(*) FILTER (WHERE t.is_mcp AND t.annotations_source <> 'none') AS annotated_tools,
+                     count(*) FILTER (WHERE NOT t.is_mcp) AS lookalike_tools
+              FROM tools t JOIN scope s ON s.repo = t.repo AND s.commit = t.commit GROUP BY ALL) r
+        GROUP BY r.entry, r.repo, r.commit, r.role
+        ORDER BY r.entry, r.repo, list_position({list(TOOL_ROLES)}, r.role)""", manifest)
+
+
+def tools_by_sdk(con: duckdb.DuckDBPyConnection, manifest: str | None = None,
+                 roles: str | Sequence[str] = DEFAULT_ROLES) -> pl.DataFrame:
+    """Per repository and library, over the tools of ``roles`` (default: server): the tool
+    definitions the detector found (``is_mcp`` false for look-alikes), how many declare an
+    annotations object in source (``annotated_tools``), and how many are registered through the
+    project's own wrapper."""
     return frame(con, f"""
         SELECT t.repo, t.commit, t.sdk, c.language, t.is_mcp, count(*) AS tools,
                count(*) FILTER (WHERE t.annotations_source <> 'none') AS annotated_tools,
-               count(*) FILTER (WHERE NOT {is_test("t.path")}) AS outside_tests,
                count(*) FILTER (WHERE t.via LIKE 'wrapper:%') AS via_wrapper
         FROM tools t JOIN scope s ON s.repo = t.repo AND s.commit = t.commit
         LEFT JOIN sdk_catalog c ON c.sdk = t.sdk
+        WHERE {role_filter("t.role", roles)}
         GROUP BY s.entry, t.repo, t.commit, t.sdk, c.language, t.is_mcp
         ORDER BY s.entry, t.repo, t.is_mcp DESC, t.sdk""", manifest)
 
 
-def lookalikes_excluded(con: duckdb.DuckDBPyConnection, manifest: str | None = None) -> pl.DataFrame:
+def lookalikes_excluded(con: duckdb.DuckDBPyConnection, manifest: str | None = None,
+                        roles: str | Sequence[str] = TOOL_ROLES) -> pl.DataFrame:
     """Per repository and library: registrations of "tools" that are not MCP (agent frameworks,
-    plugins), left out of every MCP count, with the files they sit in."""
-    return frame(con, """
+    plugins), left out of every MCP count, with the files they sit in (``roles``: every role
+    unless told otherwise, since none of them is counted)."""
+    return frame(con, f"""
         SELECT t.repo, t.commit, t.sdk, c.language, count(*) AS tools, count(DISTINCT t.path) AS files,
                list_sort(list_distinct(list(t.path))) AS paths
         FROM tools t JOIN scope s ON s.repo = t.repo AND s.commit = t.commit
         LEFT JOIN sdk_catalog c ON c.sdk = t.sdk
-        WHERE NOT t.is_mcp
+        WHERE NOT t.is_mcp AND {role_filter("t.role", roles)}
         GROUP BY s.entry, t.repo, t.commit, t.sdk, c.language
         ORDER BY s.entry, t.repo, t.sdk""", manifest)
 

@@ -64,17 +64,22 @@ class Store:
             return None
         return dict(zip([d[0] for d in cursor.description], rows[0], strict=True))
 
-    def is_current(self, repo: str, commit: str, fetched: Fetched, terms: Sequence[str], version: str) -> bool:
-        """Whether this tree, this very archive, was already scanned by ``version`` for ``terms``."""
-        scanned = self.scanned_archive(repo, commit, terms, version)
+    def is_current(self, repo: str, commit: str, fetched: Fetched, terms: Sequence[str], version: str, *,
+                   server_paths: Sequence[str] = ()) -> bool:
+        """Whether this tree, this very archive, was already scanned by ``version`` for ``terms``
+        with these ``server_paths`` (they decide roles)."""
+        scanned = self.scanned_archive(repo, commit, terms, version, server_paths=server_paths)
         return scanned is not None and scanned[0] == fetched.sha256
 
-    def scanned_archive(self, repo: str, commit: str, terms: Sequence[str], version: str) -> tuple[str | None] | None:
-        """``(archive sha256,)`` if this tree was scanned by ``version`` for ``terms``, else ``None``."""
+    def scanned_archive(self, repo: str, commit: str, terms: Sequence[str], version: str, *,
+                        server_paths: Sequence[str] = ()) -> tuple[str | None] | None:
+        """``(archive sha256,)`` if this tree was scanned by ``version`` for ``terms`` with these
+        ``server_paths``, else ``None``."""
         row = self.snapshot(repo, commit)
         if row is None or row["status"] != "scanned" or row["scanner_version"] != version:
             return None
-        return (row["archive_sha256"],) if list(row["terms"] or []) == list(terms) else None
+        same = list(row["terms"] or []) == list(terms) and list(row["server_paths"] or []) == list(server_paths)
+        return (row["archive_sha256"],) if same else None
 
     def record_fetch(self, repo: str, commit: str, fetched: Fetched, source: str) -> None:
         """A tree is available; a scanned row of the same archive is left as it is."""
@@ -108,25 +113,28 @@ class Store:
 
     def record_scan(
         self, repo: str, commit: str, *, fetched: Fetched, source: str, scan: TreeScan,
-        terms: Sequence[str], version: str,
+        terms: Sequence[str], version: str, server_paths: Sequence[str] = (),
     ) -> None:
-        """Replace everything known about this tree with ``scan``, in one transaction."""
+        """Replace everything known about this tree with ``scan`` (its roles decided with
+        ``server_paths``), in one transaction."""
         paths, kinds = _columns(scan.skipped, 2)
         cpaths, cterms, counts = _columns(scan.counts, 3)
+        role_of = scan.role_of()
+        croles = [role_of.get(path, "server") for path in cpaths]
         with self._transaction():
             for table in ("snapshots", "term_counts", "skipped_files", "tree_notes", "tools", "detector_exclusions"):
                 self._con.execute(f"DELETE FROM {table} WHERE {SAME}", [repo, commit])
             self._forget_unpinned(repo, commit)
             self._con.execute(
-                "INSERT INTO snapshots VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'scanned', NULL, NULL, ?, ?, ?)",
+                "INSERT INTO snapshots VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'scanned', NULL, NULL, ?, ?, ?, ?)",
                 [repo, commit, fetched.sha256, fetched.size_bytes, scan.regular_files,
                  scan.skipped_members, scan.content_bytes, _naive(fetched.fetched_at_utc),
-                 _naive(datetime.now(UTC)), version, fetched.root, source, list(terms)],
+                 _naive(datetime.now(UTC)), version, fetched.root, source, list(terms), list(server_paths)],
             )
             self._con.execute(
                 "INSERT INTO term_counts SELECT ?, ?, unnest(?::VARCHAR[]), unnest(?::VARCHAR[]),"
-                " unnest(?::BIGINT[])",
-                [repo, commit, cpaths, cterms, counts],
+                " unnest(?::BIGINT[]), unnest(?::VARCHAR[])",
+                [repo, commit, cpaths, cterms, counts, croles],
             )
             self._con.execute(
                 "INSERT INTO skipped_files SELECT ?, ?, unnest(?::VARCHAR[]), unnest(?::VARCHAR[])",
@@ -189,7 +197,7 @@ def _tool_columns(tool: Tool) -> list[Any]:
     a = tool.annotations
     return [tool.path, tool.line, tool.sdk, tool.is_mcp, tool.tool_name, tool.via, a.title,
             *(getattr(a, hint) for hint in HINT_FIELDS), a.source, tool.rule, a.title_state,
-            tool.tool_title, tool.sdk_version]
+            tool.tool_title, tool.sdk_version, tool.role, tool.role_rule]
 
 
 def _columns(rows: Sequence[tuple[Any, ...]], width: int) -> list[list[Any]]:

@@ -9,7 +9,9 @@ the manifest it is asked about:
 
 1. ``acme/notes`` (GitHub archive): a FastMCP server (2 tools), an mcp-go tool with no
    annotations and an official Go SDK tool under ``server/``; hint names also in a test, a doc
-   and a script; a ``.gitattributes`` that mentions "annotations"; one symlink.
+   and a script; a ``.gitattributes`` that mentions "annotations"; one symlink. Besides its four
+   server tools, an example's tool (``examples/demo.py``) and a Go test's tool under the server
+   path (``server/files/main_test.go``): roles example and test. Neither names a counted term.
 2. ``acme/memory`` (GitHub archive): its one MCP tool sits outside its ``server_paths``; hint
    names only in a test and a doc; a ``.gitmodules`` that mentions "annotations"; a LangChain
    look-alike.
@@ -56,6 +58,34 @@ import (
 func main() {
 \ts := server.NewMCPServer("files", "1.0.0")
 \ts.AddTool(mcp.NewTool("list_files", mcp.WithDescription("List files")), listFiles)
+}
+'''
+
+#: an example's FastMCP tool, no annotations and no counted term (role example)
+DEMO_SERVER = b'''from mcp.server.fastmcp import FastMCP
+
+mcp = FastMCP("demo")
+
+
+@mcp.tool()
+def echo(text: str) -> str:
+    """Say it back."""
+    return text
+'''
+
+#: a Go test that builds an mcp-go tool as a fixture (role test, under the server path)
+MCP_GO_TEST = b'''package main
+
+import (
+	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+func TestListFiles(t *testing.T) {
+	s := server.NewMCPServer("files", "1.0.0")
+	s.AddTool(mcp.NewTool("fixture_files"), listFiles)
 }
 '''
 
@@ -167,6 +197,8 @@ def notes_tree() -> Tree:
         "server/notes.py": FASTMCP_SERVER,  # readOnly 1, destructive 1, idempotent 1, openWorld 1, TA 2, ann 4
         "server/search/main.go": GO_SERVER,  # readOnly 1, openWorld 1, ToolAnnotations 1, annotations 2
         "server/files/main.go": MCP_GO_SERVER,  # nothing
+        "server/files/main_test.go": MCP_GO_TEST,  # nothing; a test's tool (fixture_files)
+        "examples/demo.py": DEMO_SERVER,  # nothing; an example's tool (echo)
         "tests/test_notes.py": b"def test_hints():\n    assert tool.annotations.readOnlyHint is True\n",
         "docs/hints.md": b"Set `readOnlyHint` and `openWorldHint` on every tool.\n",
         "scripts/check.sh": b"grep -c readOnlyHint server/notes.py\n",

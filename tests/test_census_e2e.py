@@ -25,6 +25,7 @@ from github_server import GitHubServer, status
 from synth import FASTMCP_SERVER, GO_SERVER, SILENT_SERVER, fake_sha, tarball
 
 from pipeline.archive import CHUNK_BYTES
+from pipeline.console_tables import PUBLISHED_TITLE
 from pipeline.manifest import load
 from pipeline.scan import SCANNER_VERSION
 
@@ -77,8 +78,9 @@ class Snapshot:
         self.tools.extend((path, *tool) for tool in tools)
 
     def tool_counts(self) -> list[str]:
-        """The table's ``mcp_tools``, ``annotated_tools`` and ``lookalike_tools`` cells."""
-        return [str(len(self.tools)), str(sum(t[3] for t in self.tools)), "0"]
+        """The table's tool cells: server tools (every tool here sits in server code), those annotated,
+        example, test and look-alike tools."""
+        return [str(len(self.tools)), str(sum(t[3] for t in self.tools)), "0", "0", "0"]
 
     @property
     def archive(self) -> bytes:
@@ -255,7 +257,15 @@ def assert_no_token(*places: object, files: list[Path]) -> None:
 
 
 def table_row(stdout: str, repo: str) -> list[str]:
-    """The cells of ``repo``'s row in the printed totals table."""
+    """The cells of ``repo``'s row in the printed tools-by-role table (cells hold no spaces), or in
+    the published-vs-measured table when ``stdout`` starts there."""
+    tools = stdout.split(PUBLISHED_TITLE, maxsplit=1)[0]
+    [line] = [line for line in tools.splitlines() if line.startswith(f"{repo} ")]
+    return line.split()
+
+
+def wide_row(stdout: str, repo: str) -> list[str]:
+    """The cells of ``repo``'s row in the table ``--wide`` prints."""
     [line] = [line for line in stdout.splitlines() if f" {repo} " in line]
     return [cell.strip() for cell in line.split("\u2502")[1:-1]]
 
@@ -280,12 +290,12 @@ def test_run_counts_pins_and_reruns_without_requests(world: World, tmp_path: Pat
     assert [e.commit for e in load(world.manifest).repos] == [s.commit for s in world.snapshots.values()]
     assert_counts(world, db, list(world.snapshots))
     assert query(db, "SELECT count(*) FROM snapshots") == [(4,)]
-    assert "loopback-2026: case-insensitive byte counts" in first.stdout
+    assert first.stdout.splitlines()[0] == "loopback-2026: MCP tools by role, 4 repositories (4 scanned)"
     for snap in world.snapshots.values():
-        assert table_row(first.stdout, snap.repo) == [
-            snap.repo, snap.commit[:12], "scanned", str(len(snap.files)), str(len(snap.symlinks)),
-            *map(str, snap.totals().values()), *snap.tool_counts(), "",
-        ]
+        assert table_row(first.stdout, snap.repo) == [snap.repo, snap.commit[:7], *snap.tool_counts()]
+    published = first.stdout.split(PUBLISHED_TITLE)[1]
+    assert table_row(published, "acme/zep") == ["acme/zep", "annotations", "115", str(world.snapshots[
+        "acme/zep"].totals()["annotations"]), f"{world.snapshots['acme/zep'].totals()['annotations'] - 115:+d}"]
 
     api, codeload = world.github.requests_to("api"), world.github.requests_to("codeload")
     assert len(api) == 2 + 4  # two pins, four tarballs
@@ -302,6 +312,14 @@ def test_run_counts_pins_and_reruns_without_requests(world: World, tmp_path: Pat
     assert dump(db) == tables  # timestamps included
     assert world.manifest.read_text(encoding="utf-8") == world.pinned_text
     assert second.stdout == first.stdout
+    wide = world.run("scan", "--wide")
+    assert wide.returncode == 0, wide.stderr
+    assert dump(db) == tables  # scanned already: nothing rewritten
+    for snap in world.snapshots.values():
+        assert wide_row(wide.stdout, snap.repo) == [
+            snap.repo, snap.commit[:12], "scanned", str(len(snap.files)), str(len(snap.symlinks)),
+            *map(str, snap.totals().values()), *snap.tool_counts(), "",
+        ]
     assert_no_token(first.stdout, first.stderr, second.stdout, second.stderr, tables, files=all_files(tmp_path))
 
 
@@ -315,14 +333,16 @@ def test_a_missing_repository_is_skipped_and_strict_fails(github: GitHubServer, 
     done = world.run("run")
 
     assert done.returncode == 0, done.stderr
-    assert f"acme/zep@{zep}: waiting 1.0s before retrying: rate limited (HTTP 429)" in done.stderr.splitlines()
+    assert f"acme/zep@{zep[:12]}: waiting 1.0s before retrying: rate limited (HTTP 429)" in done.stderr.splitlines()
     assert github.faults_left(github.tarball_path("acme/zep", zep)) == 0
     assert_counts(world, db, list(world.snapshots))
     assert query(db, "SELECT repo, commit, status, skip_reason, skipped_stage FROM snapshots WHERE status <> 'scanned'"
                  ) == [("acme/vanished", gone, "skipped", NOT_FOUND, "fetch")]
     assert query(db, "SELECT count(*) FROM repo_term_totals WHERE repo = 'acme/vanished'") == [(0,)]
     assert f"acme/vanished@{gone[:12]}: skipped: {NOT_FOUND}" in done.stderr
-    assert table_row(done.stdout, "acme/vanished") == ["acme/vanished", gone[:12], "skipped", *[""] * 10, NOT_FOUND]
+    assert table_row(done.stdout, "acme/vanished") == ["acme/vanished", gone[:7]]  # no numbers: not scanned
+    assert f"skipped acme/vanished@{gone[:7]}: {NOT_FOUND}" in done.stdout.splitlines()
+    assert "(4 scanned, 1 not)" in done.stdout.splitlines()[0]
 
     before = len(github.requests)
     strict = world.run("run", strict=True)
@@ -368,7 +388,7 @@ def test_the_published_manifest_against_the_loopback_server(github: GitHubServer
     manifest.write_text(text, encoding="utf-8")
     world = World(github, tmp_path, {s.repo: s for s in snaps}, manifest, text, text)
 
-    done = world.run("run")
+    done = world.run("run", "--wide")
 
     assert done.returncode == 0, done.stderr
     assert manifest.read_text(encoding="utf-8") == text  # every entry is pinned: nothing to write
@@ -381,7 +401,7 @@ def test_the_published_manifest_against_the_loopback_server(github: GitHubServer
         for n, e in enumerate(entries, start=1)
     ]
     for snap in snaps:
-        assert table_row(done.stdout, snap.repo)[3:10] == [
+        assert wide_row(done.stdout, snap.repo)[3:10] == [
             str(len(snap.files)), str(len(snap.symlinks)), *map(str, snap.totals().values())
         ]
     assert len(github.requests_to("codeload")) == len(entries) == 5

@@ -94,7 +94,29 @@ def test_per_file_text_and_totals_over_several_inputs(inputs: dict[str, Path], t
 
 def test_detect_counts_the_tools(inputs: dict[str, Path]) -> None:
     report = json.loads(census("--json", "--detect", str(inputs["a.tar.gz"])).stdout)
-    assert report["tools"] == {"mcp_tools": 3, "annotated_tools": 3, "lookalike_tools": 0}
+    assert report["tools"] == {"server_tools": 3, "annotated_server_tools": 3, "example_tools": 0, "test_tools": 0,
+                               "lookalike_tools": 0}
+
+
+def test_detect_counts_the_tools_by_role_and_a_server_path_wins(tmp_path: Path) -> None:
+    archive = tmp_path / "roles.tar.gz"
+    archive.write_bytes(tarball({
+        "server.py": FASTMCP_SERVER,  # 2 server tools, both annotated
+        "examples/demo/server.py": FASTMCP_SERVER,  # 2 example tools
+        "examples/demo/tests/test_tools.py": FASTMCP_SERVER,  # 2 test tools, in the example's tests
+        "pkg/notes_test.go": GO_SERVER,  # a Go test file: 1 test tool
+        "latest/main.go": GO_SERVER,  # a near miss: server code
+    }, "o-r-1"))
+
+    plain = json.loads(census("--json", "--detect", str(archive)).stdout)["tools"]
+    moved = json.loads(census("--json", "--detect", "--server-path", "./examples/demo/", str(archive)).stdout)["tools"]
+    text = census("--detect", str(archive)).stdout.splitlines()
+
+    assert plain == {"server_tools": 3, "annotated_server_tools": 3, "example_tools": 2, "test_tools": 3,
+                     "lookalike_tools": 0}
+    assert moved == {**plain, "server_tools": 5, "annotated_server_tools": 5, "example_tools": 0}
+    assert text[-6:-1] == ["server_tools\t3", "annotated_server_tools\t3", "example_tools\t2", "test_tools\t3",
+                           "lookalike_tools\t0"]
 
 
 def test_a_bad_input_is_named_and_the_others_still_count(inputs: dict[str, Path], tmp_path: Path) -> None:

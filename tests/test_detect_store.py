@@ -91,7 +91,7 @@ def test_tools_table_keeps_every_column_and_the_view_drops_lookalikes(tmp_path: 
         reasons = con.execute("SELECT path, reason, detail FROM detector_exclusions").fetchall()
     assert row == ("src/s.py", 12, "python-fastmcp", True, "search", "wrapper:Registry.tool", "Search",
                    "true", "unset", "unset", "unset", "preset:RO", "python.python-fastmcp.decorator", "true",
-                   "Find", ">=2.3")
+                   "Find", ">=2.3", "server", "default")
     assert on_wire == [("search", "Search")]
     assert reasons == [("vendor/x.go", "vendored", "vendor/")]
 

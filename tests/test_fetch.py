@@ -217,7 +217,7 @@ def test_transient_faults_are_retried_with_backoff(
     backoff = [0.01 * 2**n for n in range(len(faults))]
     assert harness.sleeps == pytest.approx(backoff)
     assert [seconds for _, seconds, _ in harness.observer.waits] == pytest.approx(backoff)
-    assert {label for label, _, _ in harness.observer.waits} == {f"{REPO}@{commit}"}
+    assert {label for label, _, _ in harness.observer.waits} == {f"{REPO}@{commit[:12]}"}
     assert all(reason in why for _, _, why in harness.observer.waits)
 
 
@@ -275,7 +275,7 @@ def test_retry_after_is_honoured(
     harness.client.download(REPO, commit, tmp_path / "a.tar.gz")
     assert (tmp_path / "a.tar.gz").read_bytes() == data
     assert harness.sleeps == [7.0]
-    assert harness.observer.waits == [(f"{REPO}@{commit}", 7.0, f"rate limited (HTTP {fault.status})")]
+    assert harness.observer.waits == [(f"{REPO}@{commit[:12]}", 7.0, f"rate limited (HTTP {fault.status})")]
 
 
 def test_retry_after_as_a_date(github: GitHubServer, harness: Harness, served: tuple[str, bytes]) -> None:

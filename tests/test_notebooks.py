@@ -20,6 +20,7 @@ import pytest
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 from report_world import ReportWorld, with_runtime
+from synth import fake_sha
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 HEADINGS = ["Question", "Data", "Method", "Result", "Caveats"]
@@ -27,17 +28,21 @@ HEADINGS = ["Question", "Data", "Method", "Result", "Caveats"]
 EXPECTED = {
     "01-reproduce-published-counts.py": [
         "manifest: golden",
-        "| acme/notes | readOnlyHint | 2 | 5 | 3 | 2 | 1 | 1 | 1 |",
-        "| acme/notes | annotations | 8 | 8 | 0 | 6 | 1 | 0 | 1 |",
+        "| acme/notes | readOnlyHint | 2 | 5 | 3 | 3 | 0 | 1 | 1 |",
+        "| acme/notes | annotations | 8 | 8 | 0 | 7 | 0 | 1 | 0 |",
         "| acme/gone | repository-skipped | found |",
     ],
     "02-tool-census.py": [
-        "| acme/wiki | python-mcp | python | yes | 3 | 1 | 3 | 2 |",
+        f"| acme/notes | {fake_sha('acme/notes')} | scanned | 4 | 3 | 1 | 1 | 0 |",  # by role
+        "| acme/notes | test | 1 | 0 | 0 | file:*_test.go (1) |",
+        "| acme/wiki | python-mcp | python | yes | 3 | 1 | 2 |",
+        "| acme/notes | go-mcp-go | go | yes | 2 | 0 | 0 |",  # every role: list_files and fixture_files
         "| acme/memory | langchain | python | 1 | 1 | agents/lc.py |",
         "| acme/memory | no-tool-in-server-paths | found |",
     ],
     "03-hint-semantics.py": [
         "| on the wire | idempotentHint | 8 | 5 | 63% | 3 | 1 | 2 | 0 |",
+        "| on the wire | idempotentHint | 10 | 6 | 60% | 4 | 1 | 3 | 0 |",  # every role
         "| no annotation, no gate | destructiveHint | 2 | 0 | 3 | 0 | 3 |",
         "| acme/wiki | server/wiki.py | delete_page | openWorldHint | unset | unset | true | no gate |",
         "| acme/wiki | false-zero | found |",

@@ -33,10 +33,10 @@ PUBLISHED = pl.DataFrame(
         "published": [0, 0, 30, None, None, None],
         "measured": [0, 0, 9, 4, 0, None],
         "difference": [0, 0, -21, None, None, None],
-        "in_server_paths": [0, 0, 1, 0, 0, None],
+        "in_server": [0, 0, 1, 0, 0, None],
+        "in_examples": [0, 0, 3, 0, 0, None],
         "in_tests": [0, 0, 2, 0, 0, None],
         "in_docs": [0, 0, 3, 4, 0, None],
-        "in_other": [0, 0, 3, 0, 0, None],
     }
 )
 
@@ -49,7 +49,6 @@ TOOLS = pl.DataFrame(
         "is_mcp": [True, False, True],
         "tools": [5, 2, 13],
         "annotated_tools": [3, 0, 0],
-        "outside_tests": [5, 2, 13],
         "via_wrapper": [0, 0, 0],
     }
 )
@@ -100,7 +99,7 @@ def test_published_vs_measured_chart_draws_terms_with_a_non_zero_figure() -> Non
 
     assert [ax.get_ylabel() for ax in figure.axes] == ["annotations\nmatches"]
     heights = [b.get_height() for b in bars(figure)]
-    assert heights == [1, 0, 2, 0, 3, 4, 3, 0]  # server, tests, docs, other; for a/x then a/y
+    assert heights == [1, 0, 3, 0, 2, 0, 3, 4]  # server code, examples, tests, docs; for a/x then a/y
     published = np.asarray(figure.axes[0].collections[0].get_offsets()).tolist()
     assert published == [[0.0, 30.0]]  # a/y has no published figure
     assert figure.get_suptitle().splitlines()[1] == (
@@ -116,6 +115,33 @@ def test_tools_by_sdk_chart_draws_every_row() -> None:
     widths = [b.get_width() for b in bars(figure)]
     assert widths == [13, 2, 5, 0, 0, 3]  # all tools, then annotated MCP ones
     assert [t.get_text() for t in figure.legends[0].get_texts()][2] == "look-alike tools (not MCP)"
+
+
+ROLES = pl.DataFrame(
+    {
+        "repo": ["a/x", "a/x", "a/x", "a/y"],
+        "commit": ["c1"] * 3 + ["c2"],
+        "role": ["server", "example", "test", "test"],
+        "mcp_tools": [5, 2, 7, 13],
+        "annotated_tools": [3, 0, 1, 4],
+        "lookalike_tools": [1, 0, 0, 2],
+        "rules": [["default (6)"], ["folder:examples/ (2)"], ["folder:tests/ (7)"], ["file:*_test.go (15)"]],
+    }
+)
+
+
+def test_tools_by_role_chart_stacks_server_example_and_test_tools() -> None:
+    figure = plots.tools_by_role_chart(ROLES)
+    ax = figure.axes[0]
+
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["a/y", "a/x"]  # top-down: a/x first
+    widths = [b.get_width() for b in bars(figure)]
+    # server, example, test (a/y then a/x), the annotated server tools, then the look-alikes after them
+    assert widths == [0, 5, 0, 2, 13, 7, 0, 3, 2, 1]
+    assert [b.get_x() for b in bars(figure)][8:] == [13, 14]  # look-alikes start where the MCP tools end
+    assert [t.get_text() for t in figure.legends[0].get_texts()][:3] == ["server tools", "example tools", "test tools"]
+    assert [t.get_text() for t in plots.tools_by_role_chart(ROLES.clear()).axes[0].texts] == [
+        "no tool definition found"]
 
 
 def test_runtime_agreement_chart_stacks_each_hint_per_server() -> None:

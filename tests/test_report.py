@@ -28,7 +28,7 @@ from pipeline.report_tables import NO_VALUE as DASH
 
 ROOT = Path(__file__).resolve().parent.parent
 COMMITTED = ROOT / "reports" / "published-2026"
-CHARTS = ("published-vs-measured.png", "tools-by-sdk.png", "hint-coverage.png")
+CHARTS = ("published-vs-measured.png", "tools-by-role.png", "tools-by-sdk.png", "hint-coverage.png")
 #: drawn when a server is paired with a repository of the manifest
 RUNTIME_CHART = "runtime-agreement.png"
 
@@ -78,15 +78,21 @@ def test_the_readme_holds_the_tables_with_what_each_number_is(written: Path) -> 
     assert text.startswith("# Census report: golden\n")
     assert "4 of 5 repositories were scanned, 3 from the GitHub archive of the pinned commit; 1 from a local git " \
            "copy of the pinned commit (scanner version" in text
-    assert f"| acme/gone | d676c605620e | skipped |{f' {DASH} |' * 7}" in text  # fake_sha("acme/gone")
-    assert "| acme/memory | ebacc6f030a9 | scanned | github | 6 | 0 | 1 | 0 | 1 | the server moved to src/ |" in text
-    assert "| acme/notes | `readOnlyHint` | 2 | 5 | +3 | 2 | 1 | 1 | 1 |" in text
-    assert "| acme/notes | `annotations` | 8 | 8 | 0 | 6 | 1 | 0 | 1 |" in text
-    assert "| published matches | measured matches | difference |" in text
-    assert "| acme/wiki | python-mcp | python | yes | 3 | 1 | 3 | 2 |" in text
+    assert f"| acme/gone | d676c605620e | skipped |{f' {DASH} |' * 9}" in text  # fake_sha("acme/gone")
+    assert "| acme/memory | ebacc6f030a9 | scanned | github | 6 | 0 | 1 | 0 | 0 | 0 | 1 | the server moved to src/ |" \
+           in text
+    assert "| acme/notes | ebacc6f030a9" not in text
+    assert "| acme/notes | 82d875087369 | scanned | github | 9 | 1 | 4 | 3 | 1 | 1 | 0 |" in text  # 4 server tools
+    assert "| acme/notes | `readOnlyHint` | 2 | 5 | +3 | 3 | 0 | 1 | 1 |" in text  # check.sh is server code
+    assert "| acme/notes | `annotations` | 8 | 8 | 0 | 7 | 0 | 1 | 0 |" in text
+    assert "| published matches | measured matches | difference | in server code | in examples | in tests |" in text
+    assert "| acme/notes | test | 1 | 0 | 0 | `file:*_test.go (1)` |" in text
+    assert "| acme/notes | example | 1 | 0 | 0 | `folder:examples/ (1)` |" in text
+    assert "| acme/wiki | python-mcp | python | yes | 3 | 1 | 2 |" in text
     assert "| acme/memory | langchain | python | 1 | 1 | `agents/lc.py` |" in text
-    assert "In source, 4 of 8 MCP tool definitions carry an annotations object (50%); on the wire, 5 of 8 MCP tool " \
-           "definitions carry an annotations object (63%)." in text
+    assert "over the server tools found here (what the servers ship: example and test tools left out)" in text
+    assert "In source, 4 of 8 server tool definitions carry an annotations object (50%); on the wire, 5 of 8 server " \
+           "tool definitions carry an annotations object (63%)." in text
     assert "| `openWorldHint` | 3 | 1 | 2 | 0 | 4 | 2 | 2 | 0 |" in text
     assert "| declared (source) | declared true (source) | declared false (source) |" in text
     assert "| no annotation, no gate | `readOnlyHint` | 3 | 2 | 0 | 0 | 3 |" in text
@@ -246,7 +252,7 @@ def test_census_report_command(world: ReportWorld, tmp_path: Path) -> None:
     done = census("report", "--manifest", "plain", "--db", str(world.db), "--out", str(tmp_path / "out"), cwd=tmp_path)
 
     assert done.returncode == 0, done.stderr
-    assert done.stdout == f"{tmp_path / 'out' / 'README.md'} (and 15 files beside it: charts and data)\n"
+    assert done.stdout == f"{tmp_path / 'out' / 'README.md'} (and 17 files beside it: charts and data)\n"
     assert (tmp_path / "out" / "README.md").read_text(encoding="utf-8").startswith("# Census report: plain\n")
     assert sorted(p.name for p in (tmp_path / "out" / "data").iterdir()) == sorted(
         [f"{name}.parquet" for name in report.TABLES] + ["report.json"])

@@ -246,9 +246,10 @@ def scan(con: duckdb.DuckDBPyConnection, path: Path, repo: str, *tools: Tool) ->
         store.record_scan(repo, "1" * 40, fetched=FETCHED, source="github", scan=scanned, terms=("x",), version="2")
 
 
-def declared(name: str, path: str = "src/tools.java", **hints: str) -> Tool:
+def declared(name: str, path: str = "src/tools.java", role: str = "server", **hints: str) -> Tool:
     annotations = Annotations(**hints, source="inline") if hints else Annotations()
-    return Tool(path, 3, "java-spring-ai", name, "java.java-spring-ai.mcp-tool", annotations)
+    return Tool(path, 3, "java-spring-ai", name, "java.java-spring-ai.mcp-tool", annotations, role=role,
+                role_rule="file:*Test.java|kt" if role == "test" else "default")
 
 
 @pytest.fixture
@@ -259,7 +260,7 @@ def compared(tmp_path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
         pass
     scan(duckdb.connect(str(path)), path, "o/spring",
          declared("read", read_only_hint="true"), declared("write", read_only_hint="false"),
-         declared("same", destructive_hint="false"), declared("same", "src/test/SameTest.java"),
+         declared("same", destructive_hint="false"), declared("same", "src/test/SameTest.java", role="test"),
          declared("gone"))
     con = duckdb.connect(str(path))
     install(con)
@@ -290,7 +291,12 @@ def test_static_vs_runtime_per_tool_and_hint(compared: duckdb.DuckDBPyConnection
     assert cell("gone", "readOnlyHint") == ("unset", "false", None, None, None)
     assert cell("built_at_run_time", "readOnlyHint") == (None, None, "unset", None, None)
     same = frame.filter(pl.col("tool_name") == "same").row(0, named=True)
-    assert (same["definitions"], same["path"], same["commit"]) == (2, "src/tools.java", "1" * 40)
+    assert (same["definitions"], same["path"], same["commit"]) == (1, "src/tools.java", "1" * 40)  # server tools
+    widened = runtime_stats.static_vs_runtime(compared, roles=("server", "test"))
+    same = widened.filter((pl.col("server") == "spring-server") & (pl.col("tool_name") == "same")).row(0, named=True)
+    assert (same["definitions"], same["path"]) == (2, "src/tools.java")  # the server's definition stands for both
+    tests_only = runtime_stats.static_vs_runtime(compared, roles="test").filter(pl.col("server") == "spring-server")
+    assert set(tests_only.filter(pl.col("side") == "both")["tool_name"]) == {"same"}
 
 
 def test_pairs_come_from_the_argument_the_table_or_the_name(compared: duckdb.DuckDBPyConnection) -> None:

@@ -16,12 +16,13 @@ from report_world import ReportWorld
 
 from pipeline import stats
 from pipeline.errors import StoreError
-from pipeline.frames import PROJECT_ROOT, path_class
+from pipeline.frames import PROJECT_ROOT
 from pipeline.terms import TERM_SETS
 
 GOLDEN = ["acme/notes", "acme/memory", "acme/wiki", "acme/gone", "acme/bridge"]
 SCANNED = ["acme/notes", "acme/memory", "acme/wiki", "acme/bridge"]
-PLACES = ("in_server_paths", "in_tests", "in_docs", "in_other")
+PLACES = ("in_server", "in_examples", "in_tests", "in_docs")
+EVERY_ROLE = ("server", "example", "test")
 
 
 def rows(frame: pl.DataFrame, *columns: str) -> list[tuple[Any, ...]]:
@@ -33,13 +34,14 @@ def test_repositories_follow_the_manifest(con: duckdb.DuckDBPyConnection, world:
     frame = stats.repositories(con, "golden")
 
     assert rows(frame, "repo", "commit") == [(r, world.commits[r]) for r in GOLDEN]
-    assert rows(frame, "status", "source", "regular_files", "skipped_members", "mcp_tools", "annotated_tools",
-                "lookalike_tools", "server_repo") == [
-        ("scanned", "github", 7, 1, 4, 3, 0, None),  # 7 files and link.py; 2 FastMCP + mcp-go + go-sdk
-        ("scanned", "github", 6, 0, 1, 0, 1, None),  # save_memory; the LangChain @tool
-        ("scanned", "github", 2, 0, 3, 1, 0, None),  # read_page (annotated), edit_page and delete_page
-        ("skipped", None, None, None, None, None, None, None),
-        ("scanned", "git", 2, 1, 0, 0, 0, "acme/bridge-mcp"),  # README.md, .gitmodules; the submodule
+    assert rows(frame, "status", "source", "regular_files", "skipped_members", "server_tools", "annotated_server_tools",
+                "example_tools", "test_tools", "lookalike_tools", "server_repo") == [
+        # 9 files and link.py; 2 FastMCP + mcp-go + go-sdk under server/, echo in examples/, fixture_files in a test
+        ("scanned", "github", 9, 1, 4, 3, 1, 1, 0, None),
+        ("scanned", "github", 6, 0, 1, 0, 0, 0, 1, None),  # save_memory; the LangChain @tool
+        ("scanned", "github", 2, 0, 3, 1, 0, 0, 0, None),  # read_page (annotated), edit_page and delete_page
+        ("skipped", None, None, None, None, None, None, None, None, None),
+        ("scanned", "git", 2, 1, 0, 0, 0, 0, 0, "acme/bridge-mcp"),  # README.md, .gitmodules; the submodule
     ]
     assert frame["server_paths"].to_list() == [["server"], ["mcp"], ["server"], [], []]
     assert frame["note"].to_list()[1] == "the server moved to src/"
@@ -47,18 +49,18 @@ def test_repositories_follow_the_manifest(con: duckdb.DuckDBPyConnection, world:
     assert len(stats.repositories(con)) == 6  # no manifest: every snapshot
 
 
-#: (repo, term) -> (published, measured, difference, server paths, tests, docs, other), where not all zero
+#: (repo, term) -> (published, measured, difference, in server code, examples, tests, docs), where not all zero
 NON_ZERO = {
-    ("acme/notes", "readOnlyHint"): (2, 5, 3, 2, 1, 1, 1),  # notes.py, search/main.go; test; doc; check.sh
+    ("acme/notes", "readOnlyHint"): (2, 5, 3, 3, 0, 1, 1),  # notes.py, search/main.go, check.sh; test; doc
     ("acme/notes", "destructiveHint"): (None, 1, None, 1, 0, 0, 0),
     ("acme/notes", "idempotentHint"): (None, 1, None, 1, 0, 0, 0),
-    ("acme/notes", "openWorldHint"): (None, 3, None, 2, 0, 1, 0),
+    ("acme/notes", "openWorldHint"): (None, 3, None, 2, 0, 0, 1),
     ("acme/notes", "ToolAnnotations"): (None, 3, None, 3, 0, 0, 0),
-    ("acme/notes", "annotations"): (8, 8, 0, 6, 1, 0, 1),  # 4 + 2 in server/; the test; .gitattributes
-    ("acme/memory", "readOnlyHint"): (None, 1, None, 0, 1, 0, 0),
-    ("acme/memory", "destructiveHint"): (None, 1, None, 0, 1, 0, 0),
-    ("acme/memory", "idempotentHint"): (None, 1, None, 0, 0, 1, 0),
-    ("acme/memory", "annotations"): (None, 4, None, 0, 0, 0, 4),  # .gitmodules 3, src/memory.py 1 (not mcp/)
+    ("acme/notes", "annotations"): (8, 8, 0, 7, 0, 1, 0),  # 4 + 2 in server/ and .gitattributes; the test
+    ("acme/memory", "readOnlyHint"): (None, 1, None, 0, 0, 1, 0),
+    ("acme/memory", "destructiveHint"): (None, 1, None, 0, 0, 1, 0),
+    ("acme/memory", "idempotentHint"): (None, 1, None, 0, 0, 0, 1),
+    ("acme/memory", "annotations"): (None, 4, None, 4, 0, 0, 0),  # .gitmodules 3, src/memory.py 1: server code
     ("acme/wiki", "readOnlyHint"): (0, 0, 0, 0, 0, 0, 0),  # published zero, measured zero
     ("acme/wiki", "read_only_hint"): (None, 1, None, 1, 0, 0, 0),
     ("acme/wiki", "open_world_hint"): (None, 1, None, 1, 0, 0, 0),
@@ -83,11 +85,11 @@ def test_published_vs_measured_keeps_to_its_manifest(con: duckdb.DuckDBPyConnect
     plain = stats.published_vs_measured(con, "plain")
 
     assert rows(plain, "repo", "term", "published", "measured", *PLACES) == [
-        ("acme/plain", "readOnlyHint", None, 1, 0, 0, 0, 1),  # main.go: no server_paths, so "other"
+        ("acme/plain", "readOnlyHint", None, 1, 1, 0, 0, 0),  # main.go: no server_paths, server code by default
         ("acme/plain", "destructiveHint", None, 0, 0, 0, 0, 0),
         ("acme/plain", "idempotentHint", None, 0, 0, 0, 0, 0),
-        ("acme/plain", "openWorldHint", None, 1, 0, 0, 0, 1),
-        ("acme/plain", "annotations", None, 2, 0, 0, 0, 2),
+        ("acme/plain", "openWorldHint", None, 1, 1, 0, 0, 0),
+        ("acme/plain", "annotations", None, 2, 2, 0, 0, 0),
     ]
     assert len(stats.published_vs_measured(con)) == 4 * 16 + 5
 
@@ -111,6 +113,33 @@ def test_hint_coverage_declared_and_on_the_wire(con: duckdb.DuckDBPyConnection) 
         ("on the wire", "title", 8, 5, 1, None, None, 0),
     ]
     assert frame["annotated_share"].to_list() == [0.5] * 5 + [0.625] * 5
+
+
+def test_hint_coverage_widened_to_every_role(con: duckdb.DuckDBPyConnection) -> None:
+    frame = stats.hint_coverage(con, "golden", roles=EVERY_ROLE)
+
+    # and echo (example, FastMCP: nothing on the wire) and fixture_files (test, mcp-go: the four defaults)
+    assert rows(frame, "reading", "field", "tools", "annotated_tools", "set", "set_true", "set_false") == [
+        ("declared in source", "readOnlyHint", 10, 4, 3, 3, 0),
+        ("declared in source", "destructiveHint", 10, 4, 1, 1, 0),
+        ("declared in source", "idempotentHint", 10, 4, 1, 1, 0),
+        ("declared in source", "openWorldHint", 10, 4, 3, 1, 2),
+        ("declared in source", "title", 10, 4, 1, None, None),
+        ("on the wire", "readOnlyHint", 10, 6, 5, 3, 2),
+        ("on the wire", "destructiveHint", 10, 6, 3, 3, 0),
+        ("on the wire", "idempotentHint", 10, 6, 4, 1, 3),
+        ("on the wire", "openWorldHint", 10, 6, 5, 3, 2),
+        ("on the wire", "title", 10, 6, 1, None, None),
+    ]
+    assert stats.hint_coverage(con, "golden", roles="test")["tools"].to_list() == [1] * 10
+    assert stats.hint_coverage(con, "golden", roles=["example"])["annotated_tools"].to_list() == [0] * 10
+
+
+@pytest.mark.parametrize("roles", ["servers", ("server", "docs-ish"), ()])
+def test_an_unknown_role_is_one_line_naming_it_and_the_choices(con: duckdb.DuckDBPyConnection, roles: Any) -> None:
+    for function in (stats.hint_coverage, stats.tools_by_sdk, stats.effective_summary, stats.caveats):
+        with pytest.raises(ValueError, match=r"^roles: .*\(choose from server, example, test, docs\)$"):
+            function(con, "golden", roles=roles)
 
 
 def test_hint_coverage_with_no_tools_is_all_zero(con: duckdb.DuckDBPyConnection) -> None:
@@ -173,18 +202,32 @@ def test_effective_summary_counts_both_readings(con: duckdb.DuckDBPyConnection) 
 def test_tools_by_sdk_and_lookalikes(con: duckdb.DuckDBPyConnection) -> None:
     frame = stats.tools_by_sdk(con, "golden")
 
-    assert rows(frame, "repo", "sdk", "language", "is_mcp", "tools", "annotated_tools", "outside_tests",
-                "via_wrapper") == [
-        ("acme/notes", "go-mcp-go", "go", True, 1, 0, 1, 0),
-        ("acme/notes", "go-official", "go", True, 1, 1, 1, 0),
-        ("acme/notes", "python-mcp", "python", True, 2, 2, 2, 0),
-        ("acme/memory", "python-mcp", "python", True, 1, 0, 1, 0),
-        ("acme/memory", "langchain", "python", False, 1, 0, 1, 0),
-        ("acme/wiki", "python-mcp", "python", True, 3, 1, 3, 2),
+    assert rows(frame, "repo", "sdk", "language", "is_mcp", "tools", "annotated_tools", "via_wrapper") == [
+        ("acme/notes", "go-mcp-go", "go", True, 1, 0, 0),  # list_files; fixture_files is a test's
+        ("acme/notes", "go-official", "go", True, 1, 1, 0),
+        ("acme/notes", "python-mcp", "python", True, 2, 2, 0),  # echo is an example's
+        ("acme/memory", "python-mcp", "python", True, 1, 0, 0),
+        ("acme/memory", "langchain", "python", False, 1, 0, 0),
+        ("acme/wiki", "python-mcp", "python", True, 3, 1, 2),
     ]
+    widened = stats.tools_by_sdk(con, "golden", roles=EVERY_ROLE).filter(pl.col("repo") == "acme/notes")
+    assert rows(widened, "sdk", "tools") == [("go-mcp-go", 2), ("go-official", 1), ("python-mcp", 3)]
     assert rows(stats.lookalikes_excluded(con, "golden"), "repo", "sdk", "language", "tools", "files", "paths") == [
         ("acme/memory", "langchain", "python", 1, 1, ["agents/lc.py"])]
+    assert stats.lookalikes_excluded(con, "golden", roles="test").is_empty()
     assert stats.lookalikes_excluded(con, "plain").is_empty()
+
+
+def test_tools_by_role_with_the_rules_that_placed_them(con: duckdb.DuckDBPyConnection) -> None:
+    frame = stats.tools_by_role(con, "golden")
+
+    assert rows(frame, "repo", "role", "mcp_tools", "annotated_tools", "lookalike_tools", "rules") == [
+        ("acme/notes", "server", 4, 3, 0, ["server_paths:server (4)"]),
+        ("acme/notes", "example", 1, 0, 0, ["folder:examples/ (1)"]),
+        ("acme/notes", "test", 1, 0, 0, ["file:*_test.go (1)"]),  # under the server path, still a test
+        ("acme/memory", "server", 1, 0, 1, ["default (2)"]),  # src/memory.py and agents/lc.py
+        ("acme/wiki", "server", 3, 1, 0, ["server_paths:server (3)"]),
+    ]
 
 
 #: (repo, caveat, status, words the evidence must hold)
@@ -193,8 +236,8 @@ CAVEATS = [
     ("acme/notes", "files-not-read", "found", "symlinks, not followed: 1 (link.py)"),
     ("acme/memory", "no-tool-in-server-paths", "found", "under mcp (server_paths); 1 MCP tool elsewhere in the tree: "
                                                         "src/memory.py"),
-    ("acme/memory", "hints-only-in-tests-or-docs", "found", "(destructiveHint 1 in tests, idempotentHint 1 in docs, "
-                                                            "readOnlyHint 1 in tests)"),
+    ("acme/memory", "hints-not-in-server-code", "found", "(destructiveHint 1 in tests, idempotentHint 1 in docs, "
+                                                         "readOnlyHint 1 in tests); none in server code"),
     ("acme/memory", "submodules", "found", ".gitmodules lists 1 submodule (vendor/annotations): archives leave"),
     ("acme/wiki", "wrapper-registration", "found", "2 of 3 MCP tools registered through the project's own helper "
                                                    "(Registry.tool)"),
@@ -225,29 +268,19 @@ def test_a_camelcase_zero_without_dialect_terms_is_not_checked(con: duckdb.DuckD
     assert frame["evidence"][0].endswith("none of them declared on the 1 MCP tool of this tree")
 
 
-def test_repo_totals_is_unchanged(con: duckdb.DuckDBPyConnection) -> None:
+def test_repo_totals_has_the_terms_then_the_tools_by_role(con: duckdb.DuckDBPyConnection) -> None:
     frame = stats.repo_totals(con, "plain")
 
-    # one column per term of every scanned snapshot (golden's dialects come first), as before
+    # one column per term of every scanned snapshot (golden's dialects come first)
     assert frame.columns == ["repo", "commit", "status", "regular_files", "skipped_members", *TERM_SETS["dialects"],
-                             "mcp_tools", "annotated_tools", "lookalike_tools", "skip_reason"]
-    assert frame.select("repo", "regular_files", *TERM_SETS["published"], "mcp_tools", "annotated_tools").row(0) == (
-        "acme/plain", 1, 1, 0, 0, 1, 2, 1, 1)
+                             "server_tools", "annotated_server_tools", "example_tools", "test_tools",
+                             "lookalike_tools", "skip_reason"]
+    assert frame.select("repo", "regular_files", *TERM_SETS["published"], "server_tools",
+                        "annotated_server_tools").row(0) == ("acme/plain", 1, 1, 0, 0, 1, 2, 1, 1)
     assert frame["read_only_hint"].to_list() == [None]  # not counted in this tree
-
-
-@pytest.mark.parametrize(("path", "expected"), [
-    ("tests/test_a.py", "tests"), ("pkg/a_test.go", "tests"), ("web/a.spec.ts", "tests"), ("src/test_a.py", "tests"),
-    ("mcp/tests/a.py", "tests"), ("src/ServerTests.cs", "tests"), ("conftest.py", "tests"), ("contest.py", "other"),
-    ("docs/a.py", "docs"), ("README.md", "docs"), ("mcp/notes.MDX", "docs"), ("mcp/server.py", "server"),
-    ("mcp", "server"), ("mcpx/server.py", "other"), ("src/mcp/server.py", "other"), ("latest/a.py", "other"),
-])
-def test_path_classes(path: str, expected: str) -> None:
-    with duckdb.connect() as memory:
-        sql = f"SELECT {path_class('p', 'sp')} FROM (SELECT ?::VARCHAR AS p, ['mcp'] AS sp)"
-        row = memory.execute(sql, [path]).fetchone()
-
-    assert row == (expected,)
+    golden = stats.repo_totals(con, "golden")
+    assert rows(golden.head(1), "server_tools", "annotated_server_tools", "example_tools", "test_tools") == [
+        (4, 3, 1, 1)]
 
 
 def test_connect_names_a_missing_or_bad_database(tmp_path: Path) -> None:

@@ -1,5 +1,6 @@
 """One pass over a tree's members: term counts per file, the tools the detector finds, and
-what was skipped. Each member is read once; the detector sees the bytes the counter reads."""
+what was skipped. Each member is read once; the detector sees the bytes the counter reads.
+Every file with a count, and every tool, gets its role (``pipeline.scan.roles``)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from typing import TYPE_CHECKING
 from pipeline.entries import FILE_TYPES, KINDS, Entry, Member, Run, path_of
 from pipeline.scan import notes
 from pipeline.scan.count import TermCounter
+from pipeline.scan.roles import RoleRules
+from pipeline.scan.roles.content import MAX_READ_BYTES
 
 if TYPE_CHECKING:  # the detector (and tree-sitter) is imported only by those who pass one
     from pipeline.scan.detect import Detection, Detector
@@ -34,12 +37,21 @@ class TreeScan:
     notes: tuple[tuple[str, str, str], ...] = ()
     """(path, kind, detail): ``.gitattributes`` and ``.gitmodules`` lines, Git LFS pointers
     (see ``pipeline.scan.notes``)."""
+    roles: tuple[tuple[str, str], ...] = ()
+    """(path, role) for every path of ``counts``: ``server``, ``example``, ``test`` or ``docs``."""
+
+    def role_of(self) -> dict[str, str]:
+        """``roles`` as a mapping (a path absent from it has no count)."""
+        return dict(self.roles)
 
 
 def scan_tree(
-    entries: Iterable[Entry | Run], terms: tuple[str, ...], detector: Detector | None = None
+    entries: Iterable[Entry | Run], terms: tuple[str, ...], detector: Detector | None = None,
+    roles: RoleRules | None = None,
 ) -> TreeScan:
     """Count ``terms`` in every regular file of ``entries``; with a ``detector``, find its tools too.
+    ``roles`` (default: the path rules, no server paths) places every count and tool; the .NET
+    project files it reads are read in the same pass.
 
     The detector is handed the bytes the counter reads (``wants`` / ``add``), then asked
     for its findings (``finish``): one read of each member serves both. Its prefilter words
@@ -47,7 +59,7 @@ def scan_tree(
     costs it nothing more. The files of a ``Run`` (``archive.stream``) that neither the
     detector nor the notes want are counted together, with one native call.
     """
-    scan = _Pass(terms, detector)
+    scan = _Pass(terms, detector, roles if roles is not None else RoleRules())
     for entry in entries:
         if isinstance(entry, Run):
             scan.read_run(entry)
@@ -63,8 +75,8 @@ def scan_tree(
 class _Pass:
     """The state of one ``scan_tree`` pass."""
 
-    def __init__(self, terms: tuple[str, ...], detector: Detector | None) -> None:
-        self.terms, self.detector = terms, detector
+    def __init__(self, terms: tuple[str, ...], detector: Detector | None, roles: RoleRules) -> None:
+        self.terms, self.detector, self.roles = terms, detector, roles
         self.counter = TermCounter(terms)
         # the files the detector reads are scanned for its prefilter words too (a larger database)
         self.finder = TermCounter(terms, words=detector.prefilter_words()) if detector is not None else self.counter
@@ -84,6 +96,9 @@ class _Pass:
         self.content += member.size_bytes
         wanted = self.detector is not None and self.detector.wants(member.path, member.size_bytes)
         kind = notes.kind_of(member.path, member.size_bytes)
+        if member.size_bytes <= MAX_READ_BYTES and self.roles.wants(member.path):
+            chunks = tuple(chunks)  # a project file or a test's, small: read whole
+            self.roles.learn(member.path, b"".join(chunks))
         if wanted or kind is not None:
             parts = chunks if type(chunks) is tuple else tuple(chunks)  # wanted files are small: bounded
             found = self._whole(member.path, parts[0] if len(parts) == 1 else b"".join(parts), wanted, kind)
@@ -105,8 +120,13 @@ class _Pass:
         self.files += len(files)
         self.content += sum(size for _, _, size, _ in files)
         chosen = {*counts, *words, *notes.candidates(files, buffer)}
+        names = [item[0] for item in files]
         if self.detector is not None:  # package manifests reach it whatever they hold
-            chosen.update(self.detector.manifests([item[0] for item in files]))
+            chosen.update(self.detector.manifests(names))
+        for span in self.roles.wanted(names):
+            name, _, size, offset = files[span]
+            if size <= MAX_READ_BYTES:
+                self.roles.learn(path_of(name, top), memoryview(buffer)[offset : offset + size])
         for span in sorted(chosen):
             name, _, size, offset = files[span]
             path = path_of(name, top)
@@ -143,7 +163,8 @@ class _Pass:
             self.counts.extend((path, term, n) for term, n in zip(self.terms, found, strict=True) if n)
 
     def result(self) -> TreeScan:
-        """What the pass found (the detector finishes here)."""
-        detection = self.detector.finish() if self.detector is not None else None
+        """What the pass found (the detector finishes here, and every count is placed)."""
+        detection = self.detector.finish(self.roles) if self.detector is not None else None
+        placed = tuple((path, self.roles.of_path(path).role) for path in dict.fromkeys(c[0] for c in self.counts))
         return TreeScan(self.files, len(self.skipped), self.content, tuple(self.counts), tuple(self.skipped),
-                        detection, tuple(self.notes))
+                        detection, tuple(self.notes), placed)

@@ -29,6 +29,7 @@ from pipeline.scan.detect.model import Exclusion, Tool
 from pipeline.scan.detect.sdks import SDKS
 from pipeline.scan.detect.source import SourceFile, extension, language_of
 from pipeline.scan.detect.typescript_imports import reexports_mcp_server
+from pipeline.scan.roles import RoleRules, rust_test_lines
 
 #: files larger than this are not parsed (generated code, bundles); recorded if relevant
 MAX_FILE_BYTES = 2 << 20
@@ -122,12 +123,12 @@ class Detector:
 
         Source files over ``MAX_FILE_BYTES`` are not kept; they are recorded as ``too-large``.
         """
-        role = self._role(path)
-        if role is not None and size_bytes > MAX_FILE_BYTES:
-            if role[0] == "source":
+        kind = self._kind(path)
+        if kind is not None and size_bytes > MAX_FILE_BYTES:
+            if kind[0] == "source":
                 self._exclusions.append(Exclusion(path, "too-large", f"{size_bytes} bytes > {MAX_FILE_BYTES}"))
             return False
-        return role is not None
+        return kind is not None
 
     def always_reads(self, path: str) -> bool:
         """Whether ``add`` reads this file whatever words it holds (a package manifest)."""
@@ -147,10 +148,10 @@ class Detector:
         it contains (the scan looked for them), so files that name none are set aside unread.
         The others are searched once more, for every word the language detectors read
         (``markers.PREFILTER``, read with ``SourceFile.has_any``)."""
-        role = self._role(path)
-        if role is None:
+        found = self._kind(path)
+        if found is None:
             return
-        kind, detail = role
+        kind, detail = found
         if kind == "manifest":
             self.dependencies.add(deps.parse(path, data))
             return
@@ -175,24 +176,27 @@ class Detector:
         _, present = self._finder.count_and_find(data)
         return SourceFile(path, data, present, _DETECTOR_WORD_SET)
 
-    def _role(self, path: str) -> tuple[str, str] | None:
+    def _kind(self, path: str) -> tuple[str, str] | None:
         """(``manifest``, ''), (``source``, language), (exclusion reason, detail) or ``None``;
         the last answer is remembered, since ``wants`` and ``add`` ask about the same path."""
         if self._last[0] != path:
-            self._last = (path, _role(path))
+            self._last = (path, _kind(path))
         return self._last[1]
 
-    def finish(self) -> Detection:
-        """Run every language detector over the kept files; then start afresh for the next tree."""
+    def finish(self, roles: RoleRules | None = None) -> Detection:
+        """Run every language detector over the kept files, each tool given its role by ``roles``
+        (default: the path rules alone); then start afresh for the next tree."""
         tools: list[Tool] = []
+        rules = roles if roles is not None else RoleRules()
         for language, files in sorted(self._files.items()):
-            tools.extend(self._run(factory(language)(self.dependencies), files, self._shims.get(language, [])))
+            tools.extend(self._run(factory(language)(self.dependencies), files, self._shims.get(language, []), rules))
         parsed = sum(len(files) for files in self._files.values())
         found = Detection(tuple(tools), tuple(self._exclusions), parsed)
         self._reset()
         return found
 
-    def _run(self, detector: LanguageDetector, files: list[SourceFile], shims: list[SourceFile]) -> Iterator[Tool]:
+    def _run(self, detector: LanguageDetector, files: list[SourceFile], shims: list[SourceFile],
+             roles: RoleRules) -> Iterator[Tool]:
         """Both phases of one language detector over its files; the vendored ``shims`` are read in
         phase 1 only (they define no tool, but say what an import of them brings)."""
 
@@ -209,7 +213,7 @@ class Detector:
             if not keep_trees:
                 file.forget_tree()
         for file in files:  # a detector may read another file's tree: kept trees stay to the end
-            yield from (self._versioned(t) for t in self._guarded(file, detector.detect))
+            yield from (_placed(self._versioned(t), file, roles) for t in self._guarded(file, detector.detect))
             if not keep_trees:
                 file.forget_tree()
         if keep_trees:
@@ -233,7 +237,16 @@ class Detector:
         return replace(tool, sdk_version=version) if version else tool
 
 
-def _role(path: str) -> tuple[str, str] | None:
+def _placed(tool: Tool, file: SourceFile, roles: RoleRules) -> Tool:
+    """``tool`` with its role; a Rust tool inside ``#[cfg(test)]`` code is a test's."""
+    test_lines: list[tuple[int, int]] = []
+    if tool.path == file.path and file.path.endswith(".rs") and b"test" in file.lower:
+        test_lines = file.kept("roles.rust-tests", lambda: rust_test_lines(file.tree.root_node))
+    role = roles.of_tool(tool.path, tool.line, test_lines)
+    return replace(tool, role=role.role, role_rule=role.rule)
+
+
+def _kind(path: str) -> tuple[str, str] | None:
     directory, _, name = path.rpartition("/")
     if deps.is_manifest(name):
         return "manifest", ""

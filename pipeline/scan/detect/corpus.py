@@ -14,6 +14,7 @@ table per expected exclusion::
     is_mcp = true               # optional, default true
     via = "direct"              # optional, default "direct"
     annotations_source = "inline"  # optional; compared when given
+    role = "test"               # optional (server, example, test); compared when given
 
 A detected tool matches an expected one when every compared field agrees; precision and
 recall are counted per SDK over those matches. Used by the tests and by
@@ -31,17 +32,21 @@ from typing import Any
 
 from pipeline.scan.detect import Detection, Detector
 from pipeline.scan.detect.model import HINT_FIELDS, UNSET, Tool
+from pipeline.scan.roles import RoleRules
 
 EXPECTED = "expected.toml"
 
 
-def detect_files(files: Mapping[str, bytes]) -> Detection:
-    """Run the detector over an in-memory tree (path -> content), as the scan pass would."""
-    detector = Detector()
+def detect_files(files: Mapping[str, bytes], server_paths: tuple[str, ...] = ()) -> Detection:
+    """Run the detector over an in-memory tree (path -> content), as the scan pass would: the
+    project files the roles read are read, and every tool gets its role."""
+    detector, roles = Detector(), RoleRules(server_paths)
     for path, data in files.items():
+        if roles.wants(path):
+            roles.learn(path, data)
         if detector.wants(path, len(data)):
             detector.add(path, data)
-    return detector.finish()
+    return detector.finish(roles)
 
 
 def detect_directory(root: Path) -> Detection:
@@ -78,7 +83,8 @@ def as_row(tool: Tool) -> dict[str, Any]:
     row: dict[str, Any] = {
         "path": tool.path, "tool_name": tool.tool_name, "sdk": tool.sdk, "line": tool.line,
         "is_mcp": tool.is_mcp, "via": tool.via, "title": tool.annotations.title,
-        "annotations_source": tool.annotations.source, "rule": tool.rule,
+        "annotations_source": tool.annotations.source, "rule": tool.rule, "role": tool.role,
+        "role_rule": tool.role_rule,
     }
     row.update({hint: getattr(tool.annotations, hint) for hint in HINT_FIELDS})
     return row

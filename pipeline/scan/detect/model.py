@@ -115,6 +115,10 @@ class Tool:
     """the SDK's version from the nearest package manifest, when declared."""
     is_mcp: bool = field(default=True)
     """False for look-alikes (agent frameworks, plugins): recorded, never counted as MCP."""
+    role: str = "server"
+    """where it lives: ``server`` (shipped), ``example`` or ``test`` (``pipeline.scan.roles``)."""
+    role_rule: str = "default"
+    """the rule of ``pipeline.scan.roles`` that decided ``role``."""
 
     def __post_init__(self) -> None:
         """An annotations object we cannot read (``source`` ``dynamic``: ``annotations=TOOLS[name]``)
