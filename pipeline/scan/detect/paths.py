@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 
 from pipeline.scan.detect.source import SourceFile, extension, language_of
+from pipeline.scan.roles import TEST, classify
 
 #: folders that hold other projects' code (an SDK's own sources, dependencies)
 VENDORED = frozenset(
@@ -32,16 +33,10 @@ MARKERS = (
 )
 
 
-#: folders and file-name parts of tests (their rows are kept; they are not read as a project's definitions)
-TEST_DIRS = frozenset({"test", "tests", "__tests__", "__mocks__", "spec", "specs", "testdata", "fixtures"})
-TEST_NAME_PARTS = (".test.", ".spec.", "_test.")
-
-
 def in_tests(path: str) -> bool:
-    """Whether ``path`` is a test's file (a test folder, or a ``*.test.*`` / ``*_test.*`` / ``test_*`` name)."""
-    directory, _, name = path.rpartition("/")
-    return any(part in TEST_DIRS for part in directory.split("/")) or name.startswith("test_") or \
-        any(p in name for p in TEST_NAME_PARTS)
+    """Whether ``path`` is a test's file by the census's path rules (``pipeline.scan.roles``): its
+    tools are kept, but a detector does not read it as the project's own definitions."""
+    return classify(path).role == TEST
 
 
 def exclusion(path: str) -> tuple[str, str] | None:
