@@ -1,6 +1,17 @@
-"""Census at scale: repositories per second with one job, eight jobs and a Dask cluster (issue 5).
+"""Census at scale: repositories per second with one job, eight jobs and a Dask cluster (issue 5),
+and API requests per repository under a rate limit (issue 23).
 
     .venv/bin/python benchmarks/census_scale.py [--repos 500] [--latency 0.05] [--jobs 1,8] [--no-dask]
+    .venv/bin/python benchmarks/census_scale.py --budget 200/2 [--repos 1000] [--code CHECKOUT]
+
+With ``--budget N/S`` it measures requests instead: ``--repos`` small repositories, unpinned, served
+by the loopback server that allows each token N API requests per window of S seconds (GitHub's
+5,000 an hour, scaled down; past it 403 with ``X-RateLimit-Remaining: 0`` and the window's end),
+and ``census run --jobs 8`` with a token, pins and all, from an empty cache. It prints the API
+requests per repository, REST and GraphQL apart, the requests to the web and archive hosts, the
+rate-limited answers, the wall time and the repositories skipped; and the issue's target: at most
+0.02 API requests per repository and none skipped. ``--code`` runs the ``census`` of another
+checkout (an older commit, for a before-and-after) against the same server.
 
 Builds ``--repos`` synthetic repositories with a realistic spread of sizes (log-normal: most
 trees a few hundred KB, a few several MB; Python, Go and Markdown files, a FastMCP server in
@@ -105,7 +116,15 @@ def main() -> int:
     parser.add_argument("--latency", type=float, default=0.1, help="seconds added to every request (default 0.1)")
     parser.add_argument("--jobs", default="1,8", help="comma-separated --jobs values (default 1,8)")
     parser.add_argument("--no-dask", action="store_true", help="skip the Dask executor")
+    parser.add_argument("--budget", help="N/S: measure API requests, N per S seconds allowed to a token")
+    parser.add_argument("--code", type=Path, help="with --budget: the checkout whose census runs (default: this)")
     args = parser.parse_args()
+    if args.budget:
+        from census_budget import measure
+
+        requests, window = args.budget.split("/")
+        measure(args.repos, int(requests), float(window), args.code)
+        return 0
     modes = [(f"--jobs {j}", ["--jobs", j]) for j in args.jobs.split(",")]
     with tempfile.TemporaryDirectory() as tmp, GitHubServer() as github:
         print(f"building {args.repos} repositories ...", flush=True)

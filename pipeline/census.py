@@ -13,9 +13,10 @@ the next run picks up where it stopped.
 from __future__ import annotations
 
 import threading
+import uuid
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 
 from pipeline.cache import ArchiveCache
@@ -23,6 +24,7 @@ from pipeline.errors import SourceError
 from pipeline.fetch import GitHubClient
 from pipeline.limits import limited
 from pipeline.manifest import Manifest, RepoEntry, write_commits
+from pipeline.pinning import graphql_pins
 from pipeline.progress import SILENT, Observer
 from pipeline.runner import Executor, LocalExecutor, Task, TaskResult, fetch_and_scan, reason, task_for
 from pipeline.scan import SCANNER_VERSION
@@ -59,24 +61,29 @@ class Census:
     def __init__(self, manifest: Manifest, settings: Settings, observer: Observer = SILENT) -> None:
         settings.check()
         self.manifest = manifest
-        self.settings = settings
+        self.settings = settings if settings.run_id else replace(settings, run_id=uuid.uuid4().hex)
         self.observer = observer
-        self.client = GitHubClient(settings, observer)
-        self.cache = ArchiveCache(settings.cache_dir, settings.api_url)
+        self.client = GitHubClient(self.settings, observer)
+        self.cache = ArchiveCache(self.settings.cache_dir, self.settings.api_url)
         self.commits: dict[str, str | None] = {e.repo: e.commit for e in manifest.repos}
         self._pin_failures: dict[str, str] = {}
         self.detector = Detector()
         self._entries = {e.repo: e for e in manifest.repos}
 
     def pin(self, jobs: int = 1) -> list[Outcome]:
-        """Resolve entries without a commit and write the commits back into the manifest;
-        ``jobs`` requests at once (each thread with its own HTTP session)."""
+        """Resolve entries without a commit and write the commits back into the manifest: the
+        GitHub entries 100 to a GraphQL query (with a token), the rest ``jobs`` REST requests at
+        once (each thread with its own HTTP session)."""
         todo = [e for e in self.manifest.repos if e.commit is None]
         self.observer.stage("pin", len(todo))
-        if jobs == 1 or len(todo) < 2:
-            outcomes = [self._pin_one(entry) for entry in todo]
+        settled = {repo: pin for repo, pin in graphql_pins(self.client, [e for e in todo if e.source is None]).items()
+                   if pin is not None}
+        outcomes = [self._pinned(e, settled[e.repo]) for e in todo if e.repo in settled]
+        rest = [e for e in todo if e.repo not in settled]
+        if jobs == 1 or len(rest) < 2:
+            outcomes += [self._pin_one(entry) for entry in rest]
         else:
-            outcomes = self._pin_threads(todo, jobs)
+            outcomes += self._pin_threads(rest, jobs)
         resolved = {e.index: self.commits[e.repo] for e in todo if self.commits[e.repo]}
         if resolved:
             write_commits(self.manifest.path, resolved)  # type: ignore[arg-type]
@@ -170,9 +177,15 @@ class Census:
 
     def _pin_one(self, entry: RepoEntry, client: GitHubClient | None = None) -> Outcome:
         try:
-            commit = source_for(entry, client or self.client, self.cache).resolve(entry.ref)
+            commit: str | SourceError = source_for(entry, client or self.client, self.cache).resolve(entry.ref)
         except SourceError as exc:
-            why = self._pin_failures[entry.repo] = f"pin {entry.ref or 'HEAD'}: {self._reason(exc)}"
+            commit = exc
+        return self._pinned(entry, commit)
+
+    def _pinned(self, entry: RepoEntry, commit: str | SourceError) -> Outcome:
+        """Record what pinning ``entry`` gave: its commit, or why it cannot be pinned."""
+        if not isinstance(commit, str):
+            why = self._pin_failures[entry.repo] = f"pin {entry.ref or 'HEAD'}: {self._reason(commit)}"
             return self._done(entry, Outcome(entry.repo, None, "skipped", why))
         self.commits[entry.repo] = commit
         return self._done(entry, Outcome(entry.repo, commit, "pinned"))

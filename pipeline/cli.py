@@ -94,7 +94,8 @@ def command_parsers(prog_name: str = "census") -> dict[str, argparse.ArgumentPar
 
 def _stage(args: argparse.Namespace) -> None:
     """Run the manifest stage ``args.command``; its errors become exit codes."""
-    settings = Settings.from_env(db_path=args.db_path, cache_dir=args.cache_dir, api_url=args.api_url)
+    settings = Settings.from_env(db_path=args.db_path, cache_dir=args.cache_dir, api_url=args.api_url,
+                                 graphql_url=args.graphql_url, server_url=args.server_url)
     try:
         skipped = _run_stage(args, settings)
     except ManifestError as exc:

@@ -110,6 +110,11 @@ def stage_arguments(parser: argparse.ArgumentParser) -> None:
     env_option(parser, "--cache", ENV["cache_dir"], default=DEFAULT_CACHE, type=Path, dest="cache_dir",
                metavar="DIR", help="archive cache folder")
     env_option(parser, "--api-url", ENV["api_url"], default=DEFAULT_API_URL, metavar="URL", help="GitHub API root")
+    env_option(parser, "--graphql-url", ENV["graphql_url"], default=None, metavar="URL",
+               help="GitHub GraphQL endpoint, for pins 100 to a query; None: derived from the API root")
+    env_option(parser, "--server-url", ENV["server_url"], default=None, metavar="URL",
+               help="GitHub web root, whose public archive URLs need no API request; None: github.com for "
+                    "github.com's API, archives from the API for another")
     parser.add_argument("--strict", action="store_true", help="exit 1 if any repository is skipped")
 
 

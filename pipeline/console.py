@@ -31,6 +31,7 @@ class ConsoleObserver:
         self._task: Any = None
         self._tally: dict[str, int] = {}
         self._bytes = 0
+        self._noted: set[str] = set()
 
     def stage(self, name: str, total: int) -> None:
         """Start a bar (terminal) or say which stage starts."""
@@ -72,6 +73,12 @@ class ConsoleObserver:
     def waiting(self, label: str, seconds: float, reason: str) -> None:
         """Say how long we wait and why."""
         self._say(f"{label}: waiting {seconds:.1f}s before retrying: {reason}")
+
+    def note(self, text: str) -> None:
+        """Say something the whole run should know, once, on a line of its own."""
+        if text not in self._noted:
+            self._noted.add(text)
+            self._say(text)
 
     def close(self) -> None:
         """Stop the current bar, if any."""

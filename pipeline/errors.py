@@ -10,6 +10,7 @@ The CLI turns these into exit codes in one place (``pipeline.cli``)::
     │   ├── NotFoundError      the repository, ref or commit does not exist
     │   ├── RateLimitError     rate limited for longer than the allowed wait
     │   ├── TransportError     network failures that outlasted every retry; an unknown host
+    │   ├── GraphQLUnavailableError   no GraphQL endpoint there, or the token refused: pin by REST
     │   └── ArchiveError       the archive is not a valid gzip/tar stream, or is corrupt
     │       └── ArchiveLimitError   over a limit (bytes, members): final, never retried
     ├── SettingsError          an environment variable that cannot be used     (exit 1)
@@ -40,12 +41,21 @@ class NotFoundError(SourceError):
 
 
 class RateLimitError(SourceError):
-    """The API asked us to wait longer than the configured maximum."""
+    """The API asked us to wait longer than the configured maximum, or the run's wait budget is
+    spent; ``note``, when given, is a line worth printing once (the budget was just spent)."""
+
+    def __init__(self, message: str, note: str | None = None) -> None:
+        super().__init__(message)
+        self.note = note
 
 
 class TransportError(SourceError):
     """Network failures (5xx, resets, truncated bodies) that outlasted every retry, or a host
     name that does not exist (DNS says so: not retried)."""
+
+
+class GraphQLUnavailableError(SourceError):
+    """The GraphQL endpoint answered 401 or 404: pins are resolved by REST instead."""
 
 
 class ArchiveError(SourceError):

@@ -24,6 +24,10 @@ class Observer(Protocol):
     def waiting(self, label: str, seconds: float, reason: str) -> None:
         """The stage sleeps ``seconds`` before retrying (rate limit or backoff)."""
 
+    def note(self, text: str) -> None:
+        """Something the whole run should know, said once (pins fall back to REST, the wait
+        budget is spent)."""
+
 
 class SilentObserver:
     """The default observer: says nothing."""
@@ -36,6 +40,9 @@ class SilentObserver:
 
     def waiting(self, label: str, seconds: float, reason: str) -> None:
         """Ignore a wait."""
+
+    def note(self, text: str) -> None:
+        """Ignore a note."""
 
 
 SILENT: Observer = SilentObserver()
@@ -52,6 +59,10 @@ class StderrWaits(SilentObserver):
         """Say how long the worker waits and why."""
         print(self._redact(f"{label}: waiting {seconds:.1f}s before retrying: {reason}"), file=sys.stderr, flush=True)
 
+    def note(self, text: str) -> None:
+        """Say it, as a line of its own."""
+        print(self._redact(text), file=sys.stderr, flush=True)
+
 
 class QueueWaits(SilentObserver):
     """For worker processes of this machine: each wait sent to the driver through ``queue`` (a
@@ -62,4 +73,8 @@ class QueueWaits(SilentObserver):
 
     def waiting(self, label: str, seconds: float, reason: str) -> None:
         """Hand the wait to the driver."""
-        self._queue.put((label, seconds, reason))
+        self._queue.put(("waiting", label, seconds, reason))
+
+    def note(self, text: str) -> None:
+        """Hand the note to the driver."""
+        self._queue.put(("note", text))

@@ -181,8 +181,12 @@ class LocalExecutor:
         return ProcessPoolExecutor(self.jobs, mp_context=context, initializer=_worker, initargs=(self._waits,))
 
     def _relay(self, waits: Any) -> None:
-        while (wait := waits.get()) is not None:
-            self._observer.waiting(*wait)
+        while (message := waits.get()) is not None:
+            kind, *details = message
+            if kind == "note":
+                self._observer.note(*details)
+            else:
+                self._observer.waiting(*details)
 
     def close(self) -> None:
         """Stop the worker processes (and the relay of their waits)."""

@@ -16,6 +16,8 @@ from pathlib import Path
 from pipeline.errors import SettingsError
 
 DEFAULT_API_URL = "https://api.github.com"
+DEFAULT_GRAPHQL_URL = "https://api.github.com/graphql"
+DEFAULT_SERVER_URL = "https://github.com"
 DEFAULT_DB = Path("data/census.duckdb")
 DEFAULT_CACHE = Path("data/archives")
 #: repositories fetched and scanned at once by `census run` (downloads overlap; scans use the cores)
@@ -24,18 +26,25 @@ DEFAULT_JOBS = 4
 DEFAULT_MAX_ARCHIVE_BYTES = 4 << 30
 #: a million members: the largest public trees hold a few hundred thousand files
 DEFAULT_MAX_MEMBERS = 1_000_000
+#: six hours of waiting out rate limits in one run: more than a day's census ever needs
+DEFAULT_MAX_TOTAL_WAIT_SECONDS = 6 * 3600
 
 #: environment variable for each setting (the token has no flag: it is read from here only)
 ENV = {
     "api_url": "GITHUB_API_URL",
+    "graphql_url": "GITHUB_GRAPHQL_URL",
+    "server_url": "GITHUB_SERVER_URL",
     "db_path": "CENSUS_DB",
     "cache_dir": "CENSUS_CACHE",
     "token": "GITHUB_TOKEN",
     "max_archive_bytes": "CENSUS_MAX_ARCHIVE_BYTES",
     "max_members": "CENSUS_MAX_MEMBERS",
+    "max_total_wait_seconds": "CENSUS_MAX_TOTAL_WAIT",
 }
 #: the settings that are whole numbers, read from text in the environment
-LIMIT_NAMES = ("max_archive_bytes", "max_members")
+LIMIT_NAMES = ("max_archive_bytes", "max_members", "max_total_wait_seconds")
+#: the limits of one archive (``Limits``)
+ARCHIVE_LIMITS = ("max_archive_bytes", "max_members")
 
 
 @dataclass(frozen=True)
@@ -54,7 +63,7 @@ class Limits:
         values, problems = _limits_from(os.environ if environ is None else environ)
         if problems:
             raise SettingsError("; ".join(problems))
-        return cls(**values)
+        return cls(**{name: value for name, value in values.items() if name in ARCHIVE_LIMITS})
 
 
 @dataclass(frozen=True)
@@ -67,6 +76,13 @@ class Settings:
     """content-addressed archive cache (``--cache``, ``CENSUS_CACHE``)."""
     api_url: str = DEFAULT_API_URL
     """GitHub REST API root (``--api-url``, ``GITHUB_API_URL``)."""
+    graphql_url: str | None = None
+    """GitHub GraphQL endpoint (``--graphql-url``, ``GITHUB_GRAPHQL_URL``); ``None``: github.com's
+    for github.com's API, else derived from ``api_url`` (see :attr:`graphql_endpoint`)."""
+    server_url: str | None = None
+    """GitHub web root whose public archive URLs serve pinned commits (``--server-url``,
+    ``GITHUB_SERVER_URL``); ``None``: github.com for github.com's API, else derived from a GitHub
+    Enterprise ``api_url`` (see :attr:`archive_server`)."""
     token: str | None = field(default=None, repr=False)
     """GitHub token, from ``GITHUB_TOKEN`` only; never printed (``repr=False``)."""
     attempts: int = 5
@@ -74,7 +90,13 @@ class Settings:
     backoff_seconds: float = 1.0
     """first retry delay; doubled on each further try."""
     max_wait_seconds: float = 900.0
-    """longest rate-limit wait accepted; a longer one skips the repository."""
+    """longest single rate-limit wait accepted; a longer one skips the repository."""
+    max_total_wait_seconds: float = DEFAULT_MAX_TOTAL_WAIT_SECONDS
+    """most seconds one run waits out rate limits, each shared pause counted once
+    (``CENSUS_MAX_TOTAL_WAIT``); once spent, a rate-limited repository is skipped."""
+    run_id: str | None = None
+    """the run whose waits count against ``max_total_wait_seconds`` (set by ``Census``; ``None``:
+    each client counts its own)."""
     timeout_seconds: float = 60.0
     """connect and read timeout for one HTTP request."""
     max_archive_bytes: int = DEFAULT_MAX_ARCHIVE_BYTES
@@ -105,6 +127,29 @@ class Settings:
         return cls(**values)  # type: ignore[arg-type]
 
     @property
+    def graphql_endpoint(self) -> str:
+        """Where GraphQL queries go: ``graphql_url``, else github.com's for github.com's API, GitHub
+        Enterprise's ``/api/graphql`` for its ``/api/v3``, else ``{api_url}/graphql``."""
+        if self.graphql_url:
+            return self.graphql_url.rstrip("/")
+        api = self.api_url.rstrip("/")
+        if api == DEFAULT_API_URL:
+            return DEFAULT_GRAPHQL_URL
+        return api.removesuffix("/v3") + "/graphql" if api.endswith("/api/v3") else api + "/graphql"
+
+    @property
+    def archive_server(self) -> str | None:
+        """Where public archive URLs (``{server}/{owner}/{name}/archive/{sha}.tar.gz``) are asked:
+        ``server_url``, else github.com for github.com's API, the host of a GitHub Enterprise
+        ``https://HOST/api/v3``; ``None`` (archives from the API only) for any other API."""
+        if self.server_url:
+            return self.server_url.rstrip("/")
+        api = self.api_url.rstrip("/")
+        if api == DEFAULT_API_URL:
+            return DEFAULT_SERVER_URL
+        return api.removesuffix("/api/v3") if api.endswith("/api/v3") else None
+
+    @property
     def limits(self) -> Limits:
         """The limits every archive of this census is held to."""
         return Limits(self.max_archive_bytes, self.max_members)
@@ -121,7 +166,7 @@ class Settings:
 
 def _limits_from(env: Mapping[str, str]) -> tuple[dict[str, int], list[str]]:
     """The limits set in ``env`` as numbers, and a message for each value that is not one."""
-    values: dict[str, int] = {}
+    values: dict[str, int] = {}  # the wait budget too: whole seconds
     problems: list[str] = []
     for name in LIMIT_NAMES:
         text = env.get(ENV[name], "").strip()

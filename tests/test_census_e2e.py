@@ -149,7 +149,7 @@ class World:
 def census(github: GitHubServer, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """Run the ``census`` command in a clean environment pointed at the loopback server."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "CENSUS_"))}
-    env.update(GITHUB_API_URL=github.api_url, GITHUB_TOKEN=TOKEN, NO_COLOR="1")
+    env.update(GITHUB_API_URL=github.api_url, GITHUB_SERVER_URL=github.web_url, GITHUB_TOKEN=TOKEN, NO_COLOR="1")
     return subprocess.run(
         [sys.executable, "-m", "pipeline", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=300,
         check=False,
@@ -297,11 +297,11 @@ def test_run_counts_pins_and_reruns_without_requests(world: World, tmp_path: Pat
     assert table_row(published, "acme/zep") == ["acme/zep", "annotations", "115", str(world.snapshots[
         "acme/zep"].totals()["annotations"]), f"{world.snapshots['acme/zep'].totals()['annotations'] - 115:+d}"]
 
-    api, codeload = world.github.requests_to("api"), world.github.requests_to("codeload")
-    assert len(api) == 2 + 4  # two pins, four tarballs
-    assert len(codeload) == 4
+    api, web, codeload = (world.github.requests_to(server) for server in ("api", "web", "codeload"))
+    assert [r.path for r in api] == [world.github.GRAPHQL_PATH]  # two pins in one query, no tarball from the API
+    assert len(web) == len(codeload) == 4  # each archive from its public URL, redirected to codeload
     assert {r.headers.get("authorization") for r in api} == {f"Bearer {TOKEN}"}
-    assert all("authorization" not in r.headers for r in codeload)
+    assert all("authorization" not in r.headers for r in web + codeload)
 
     tables = dump(db)
     before = len(world.github.requests)
@@ -328,13 +328,13 @@ def test_a_missing_repository_is_skipped_and_strict_fails(github: GitHubServer, 
     world = make_world(github, tmp_path, extra=f'\n# Deleted upstream.\n[[repos]]\nrepo = "acme/vanished"\n'
                                                f'commit = "{gone}"\n')
     zep = world.snapshots["acme/zep"].commit
-    github.fail(github.tarball_path("acme/zep", zep), status(429, {"Retry-After": "1"}))  # really waited, once
+    github.fail(github.public_path("acme/zep", zep), status(429, {"Retry-After": "1"}))  # really waited, once
     db = tmp_path / "census.duckdb"
     done = world.run("run")
 
     assert done.returncode == 0, done.stderr
     assert f"acme/zep@{zep[:12]}: waiting 1.0s before retrying: rate limited (HTTP 429)" in done.stderr.splitlines()
-    assert github.faults_left(github.tarball_path("acme/zep", zep)) == 0
+    assert github.faults_left(github.public_path("acme/zep", zep)) == 0
     assert_counts(world, db, list(world.snapshots))
     assert query(db, "SELECT repo, commit, status, skip_reason, skipped_stage FROM snapshots WHERE status <> 'scanned'"
                  ) == [("acme/vanished", gone, "skipped", NOT_FOUND, "fetch")]
@@ -349,7 +349,8 @@ def test_a_missing_repository_is_skipped_and_strict_fails(github: GitHubServer, 
 
     assert strict.returncode == 1
     assert strict.stderr.splitlines()[-1] == "census: error: 1 repositories skipped (--strict)"
-    assert [r.path for r in github.requests[before:]] == [github.tarball_path("acme/vanished", gone)]
+    assert [r.path for r in github.requests[before:]] == [github.public_path("acme/vanished", gone),
+                                                          github.tarball_path("acme/vanished", gone)]
     assert_counts(world, db, list(world.snapshots))
     assert_no_token(done.stdout, done.stderr, strict.stdout, strict.stderr, dump(db), files=all_files(tmp_path))
 

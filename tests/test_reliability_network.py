@@ -21,8 +21,8 @@ from test_fetch import REPO, TOKEN, Harness, messages, publish
 from pipeline.cache import HOST_TAG, ArchiveCache
 from pipeline.census import Census
 from pipeline.errors import ArchiveLimitError, CensusError, SourceError, TransportError
-from pipeline.fetch import DEFAULT_RATE_LIMIT_WAIT
 from pipeline.manifest import load
+from pipeline.ratelimit import DEFAULT_RATE_LIMIT_WAIT
 from pipeline.store import Store
 
 UNKNOWN = "nonexistent.invalid"
@@ -72,11 +72,11 @@ def test_an_unknown_api_host_is_a_skipped_row_with_a_clear_reason(github: GitHub
     assert github.requests == []
     assert manifest.read_text() == before
     if dns_says_no_such_host():  # an answer, not a passing failure: final, no retry, no wait
-        assert harness.client.requests_sent == 2
+        assert harness.client.sent == {"graphql": 1, "rest": 2}  # GraphQL's batch fails, REST pins, fetches
         assert harness.sleeps == []
         assert all(reason.startswith(("pin HEAD: cannot resolve", "cannot resolve")) for *_, reason in rows)
     else:  # pragma: no cover - a resolver that cannot answer now: retried like any network failure
-        assert harness.client.requests_sent == 2 * harness.settings.attempts
+        assert harness.client.requests_sent == 3 * harness.settings.attempts
 
 
 def test_a_redirect_to_an_unknown_host_is_final(github: GitHubServer, harness: Harness, tmp_path: Path) -> None:
@@ -189,9 +189,8 @@ def test_the_token_is_in_no_log_record_at_debug_nor_in_any_error(
     caplog.set_level(logging.DEBUG)  # every logger, every level: urllib3 logs each request here
     harness = Harness(github, tmp_path, timeout_seconds=0.3, attempts=2)
     api, codeload = github.tarball_path(REPO, commit), github.codeload_path(REPO, commit)
-    faults = [(api, status(500), 2), (codeload, RESET, 2), (api, status(403, {"Retry-After": "0"}), 2),
-              (api, status(401), 1), (codeload, status(404), 1), (api, LOOP, 6), (api, HANG, 2),
-              (api, status(302, {"Location": f"http://{UNKNOWN}/a.tar.gz"}), 1),
+    faults = [(api, status(500), 2), (codeload, RESET, 2), (api, status(401), 1), (codeload, status(404), 1),
+              (api, LOOP, 6), (api, HANG, 2), (api, status(302, {"Location": f"http://{UNKNOWN}/a.tar.gz"}), 1),
               (api, status(422, {"X-Echo": TOKEN}), 1)]
     errors: list[BaseException] = []
     for path, fault, times in faults:  # each fault is used up by the attempts it gets
@@ -200,6 +199,10 @@ def test_the_token_is_in_no_log_record_at_debug_nor_in_any_error(
             harness.client.download(REPO, commit, tmp_path / "a.tar.gz")
         errors.append(caught.value)
     assert len(errors) == len(faults)
+    github.fail(api, status(403, {"Retry-After": "0", "X-Echo": TOKEN}), times=3)  # waited out: no error
+    harness.client.download(REPO, commit, tmp_path / "a.tar.gz")
+    assert [w for w in harness.observer.waits if "rate limited" in w[2]] == [(f"{REPO}@{commit[:12]}", 0.0,
+                                                                             "rate limited (HTTP 403)")] * 3
     assert all(isinstance(e, SourceError) for e in errors)
     assert any("urllib3" in r.name for r in caplog.records)  # the log was really captured
     assert TOKEN not in caplog.text
