@@ -8,7 +8,7 @@ from urllib.parse import urlsplit
 
 import requests
 
-from pipeline.errors import NotFoundError, SourceError
+from pipeline.errors import NotFoundError, SourceError, TransportError
 from pipeline.ratelimit import primary_reset, retry_after
 
 NETWORK_ERRORS = (requests.ConnectionError, requests.Timeout, requests.exceptions.ChunkedEncodingError)
@@ -72,8 +72,6 @@ def same_origin(url: str, other: str) -> bool:
 
 def network_retry(exc: requests.RequestException, url: str) -> Exception:
     """What a network error means: a retry, or (DNS says there is no such host) a final error."""
-    from pipeline.errors import TransportError
-
     dns = dns_error(exc)
     if dns is None:
         return Retry(f"{type(exc).__name__} talking to {urlsplit(url).netloc}")
