@@ -41,7 +41,7 @@ def entries_of(path: Path) -> Iterator[Entry | Run]:
     head = _head(path)
     if head.startswith(ZIP_MAGIC) or path.name.lower().endswith(".zip"):
         yield from limited(_zip(path), env_limits())  # held to a tar's limits (a zip bomb)
-    elif head.startswith(GZIP_MAGIC) or path.name.lower().endswith(TAR_SUFFIXES) or _is_tar(head):
+    elif _tar_like(path, head):
         yield from stream(path, None)
     else:
         yield Member(path.name, "file", path.stat().st_size), _file_chunks(path)
@@ -50,8 +50,7 @@ def entries_of(path: Path) -> Iterator[Entry | Run]:
 def _top_folder(path: Path) -> str | None:
     """The top folder of a tar archive (GitHub's ``owner-name-sha/``), which its paths keep: the
     tree's root for roles."""
-    head = _head(path) if path.is_file() else b""
-    if head.startswith(GZIP_MAGIC) or path.name.lower().endswith(TAR_SUFFIXES) or _is_tar(head):
+    if path.is_file() and _tar_like(path, _head(path)):
         try:
             return first_folder(path)
         except ArchiveError:
@@ -65,6 +64,11 @@ def _head(path: Path) -> bytes:
             return stream.read(512)
     except OSError as exc:
         raise ArchiveError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+
+
+def _tar_like(path: Path, head: bytes) -> bool:
+    """Whether ``path``, which starts with ``head``, is read as a tar archive (gzipped or not)."""
+    return head.startswith(GZIP_MAGIC) or path.name.lower().endswith(TAR_SUFFIXES) or _is_tar(head)
 
 
 def _is_tar(head: bytes) -> bool:
