@@ -3,6 +3,12 @@ and API requests per repository under a rate limit (issue 23).
 
     .venv/bin/python benchmarks/census_scale.py [--repos 500] [--latency 0.05] [--jobs 1,8] [--no-dask]
     .venv/bin/python benchmarks/census_scale.py --budget 200/2 [--repos 1000] [--code CHECKOUT]
+    .venv/bin/python benchmarks/census_scale.py --manifest FILE --mirrors DIR [--jobs 2]
+
+With ``--manifest FILE --mirrors DIR`` it runs that real census from local git mirrors instead
+(``census_mirrors``): wall time and peak memory of ``census run --jobs 2 --offline``, and each
+repository's cost alone (median, 95th percentile, max, the slowest named with why) against
+``git archive`` of the same commit.
 
 With ``--budget N/S`` it measures requests instead: ``--repos`` small repositories, unpinned, served
 by the loopback server that allows each token N API requests per window of S seconds (GitHub's
@@ -118,7 +124,14 @@ def main() -> int:
     parser.add_argument("--no-dask", action="store_true", help="skip the Dask executor")
     parser.add_argument("--budget", help="N/S: measure API requests, N per S seconds allowed to a token")
     parser.add_argument("--code", type=Path, help="with --budget: the checkout whose census runs (default: this)")
+    parser.add_argument("--manifest", type=Path, help="a real census instead: this manifest, read from --mirrors")
+    parser.add_argument("--mirrors", type=Path, help="with --manifest: the folder of git mirrors (DIR/OWNER/NAME.git)")
     args = parser.parse_args()
+    if args.manifest:
+        from census_mirrors import measure as from_mirrors
+
+        from_mirrors(args.manifest, args.mirrors, jobs=int(args.jobs.split(",")[-1]) if args.jobs != "1,8" else 2)
+        return 0
     if args.budget:
         from census_budget import measure
 

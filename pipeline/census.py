@@ -24,6 +24,7 @@ from pipeline.errors import SourceError
 from pipeline.fetch import GitHubClient
 from pipeline.limits import limited
 from pipeline.manifest import Manifest, RepoEntry, write_commits
+from pipeline.mirrors import source_for
 from pipeline.pinning import graphql_pins
 from pipeline.progress import SILENT, Observer
 from pipeline.runner import Executor, LocalExecutor, Task, TaskResult, fetch_and_scan, reason, task_for
@@ -32,7 +33,7 @@ from pipeline.scan.detect import Detector
 from pipeline.scan.roles import RoleRules
 from pipeline.scan.tree import scan_tree
 from pipeline.settings import Settings
-from pipeline.source import ArchiveSource, Fetched, source_for
+from pipeline.source import ArchiveSource, Fetched
 from pipeline.store import Store
 
 
@@ -73,10 +74,12 @@ class Census:
     def pin(self, jobs: int = 1) -> list[Outcome]:
         """Resolve entries without a commit and write the commits back into the manifest: the
         GitHub entries 100 to a GraphQL query (with a token), the rest ``jobs`` REST requests at
-        once (each thread with its own HTTP session)."""
+        once (each thread with its own HTTP session); under ``settings.offline``, from the
+        mirrors alone."""
         todo = [e for e in self.manifest.repos if e.commit is None]
         self.observer.stage("pin", len(todo))
-        settled = {repo: pin for repo, pin in graphql_pins(self.client, [e for e in todo if e.source is None]).items()
+        online = [] if self.settings.offline else [e for e in todo if e.source is None]
+        settled = {repo: pin for repo, pin in graphql_pins(self.client, online).items()
                    if pin is not None}
         outcomes = [self._pinned(e, settled[e.repo]) for e in todo if e.repo in settled]
         rest = [e for e in todo if e.repo not in settled]
@@ -157,7 +160,7 @@ class Census:
 
     def source(self, entry: RepoEntry) -> ArchiveSource:
         """Where ``entry``'s trees come from."""
-        return source_for(entry, self.client, self.cache)
+        return source_for(entry, self.client, self.cache, self.settings)
 
     def _pin_threads(self, todo: list[RepoEntry], jobs: int) -> list[Outcome]:
         local, clients = threading.local(), []
@@ -177,7 +180,8 @@ class Census:
 
     def _pin_one(self, entry: RepoEntry, client: GitHubClient | None = None) -> Outcome:
         try:
-            commit: str | SourceError = source_for(entry, client or self.client, self.cache).resolve(entry.ref)
+            source = source_for(entry, client or self.client, self.cache, self.settings)
+            commit: str | SourceError = source.resolve(entry.ref)
         except SourceError as exc:
             commit = exc
         return self._pinned(entry, commit)

@@ -95,7 +95,8 @@ def command_parsers(prog_name: str = "census") -> dict[str, argparse.ArgumentPar
 def _stage(args: argparse.Namespace) -> None:
     """Run the manifest stage ``args.command``; its errors become exit codes."""
     settings = Settings.from_env(db_path=args.db_path, cache_dir=args.cache_dir, api_url=args.api_url,
-                                 graphql_url=args.graphql_url, server_url=args.server_url)
+                                 graphql_url=args.graphql_url, server_url=args.server_url,
+                                 mirrors_dir=args.mirrors_dir, offline=args.offline)
     try:
         skipped = _run_stage(args, settings)
     except ManifestError as exc:
@@ -192,6 +193,7 @@ COMMANDS: dict[str, tuple[Handler, Callable[[argparse.ArgumentParser], None]]] =
     "scan": (_stage, cli_args.scan_arguments),
     "count": (cli_commands.count, cli_args.count_arguments),
     "discover": (cli_commands.discover, cli_args.discover_arguments),
+    "audit": (cli_commands.audit, cli_args.audit_arguments),
     "export": (cli_commands.export, cli_args.export_arguments),
     "report": (cli_commands.report, cli_args.report_arguments),
     "probe": (cli_commands.probe, cli_args.probe_arguments),

@@ -59,6 +59,14 @@ def existing_file(text: str) -> Path:
     return path
 
 
+def existing_dir(text: str) -> Path:
+    """``text`` as the path of a folder that exists."""
+    path = existing_path(text)
+    if not path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text!r} is not a folder")
+    return path
+
+
 def help_formatter(prog: str) -> argparse.HelpFormatter:
     """argparse's own help formatter, as wide as :func:`shutil.get_terminal_size` would make it.
 
@@ -115,6 +123,12 @@ def stage_arguments(parser: argparse.ArgumentParser) -> None:
     env_option(parser, "--server-url", ENV["server_url"], default=None, metavar="URL",
                help="GitHub web root, whose public archive URLs need no API request; None: github.com for "
                     "github.com's API, archives from the API for another")
+    env_option(parser, "--mirrors", ENV["mirrors_dir"], default=None, type=existing_dir, dest="mirrors_dir",
+               metavar="DIR", help="a folder of local git mirrors (DIR/OWNER/NAME.git or DIR/OWNER/NAME) read "
+                                   "before GitHub")
+    parser.add_argument("--offline", action="store_true", default=None,
+                        help="send no request: a repository no mirror or local source holds is skipped "
+                             f"[env: {ENV['offline']}=1]")
     parser.add_argument("--strict", action="store_true", help="exit 1 if any repository is skipped")
 
 
@@ -156,11 +170,22 @@ def discover_arguments(parser: argparse.ArgumentParser) -> None:
     """``discover``: where the repositories come from, and the manifest to write."""
     parser.add_argument("--registry", metavar="URL",
                         help="an MCP registry (e.g. https://registry.modelcontextprotocol.io)")
+    parser.add_argument("--registry-file", type=existing_file, metavar="FILE",
+                        help="a registry dump: the seed's list of servers, a saved /v0/servers answer, "
+                             "or a list of such pages (JSON)")
     parser.add_argument("--from-file", type=existing_file, metavar="LIST",
                         help="a file of owner/name lines (or GitHub URLs)")
     parser.add_argument("--out", type=Path, required=True, metavar="FILE",
                         help="the manifest to write, e.g. manifests/registry.toml")
     parser.add_argument("--name", help="the census name (default: the --out file's stem)")
+
+
+def audit_arguments(parser: argparse.ArgumentParser) -> None:
+    """``audit``: the truth folder, the database and where to write the comparison."""
+    parser.add_argument("truth", type=existing_dir, metavar="TRUTH_DIR",
+                        help="a folder of truth files (OWNER__NAME.toml)")
+    _db_option(parser)
+    parser.add_argument("--out", type=Path, metavar="FILE", help="also write the comparison here (Markdown)")
 
 
 def export_arguments(parser: argparse.ArgumentParser) -> None:

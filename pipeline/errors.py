@@ -6,6 +6,7 @@ The CLI turns these into exit codes in one place (``pipeline.cli``)::
 
     CensusError
     ├── ManifestError          bad manifest: file, entry number, what is wrong   (exit 2)
+    ├── RegistryDumpError      bad registry dump: file, page and item, what is wrong (exit 2)
     ├── SourceError            one repository could not be pinned, fetched or read
     │   ├── NotFoundError      the repository, ref or commit does not exist
     │   ├── RateLimitError     rate limited for longer than the allowed wait
@@ -30,6 +31,11 @@ class CensusError(Exception):
 
 class ManifestError(CensusError):
     """A manifest that cannot be used; the message names the file and the entry."""
+
+
+class RegistryDumpError(CensusError):
+    """A registry dump (``census discover --registry-file``) that cannot be read; the message names
+    the file, and the page and item."""
 
 
 class SourceError(CensusError):

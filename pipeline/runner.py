@@ -26,12 +26,13 @@ from pipeline.errors import SourceError
 from pipeline.fetch import GitHubClient
 from pipeline.limits import limited
 from pipeline.manifest import RepoEntry
+from pipeline.mirrors import source_for
 from pipeline.progress import SILENT, Observer, QueueWaits, StderrWaits
 from pipeline.scan.detect import Detector
 from pipeline.scan.roles import RoleRules
 from pipeline.scan.tree import TreeScan, scan_tree
 from pipeline.settings import DEFAULT_JOBS, ENV, Settings
-from pipeline.source import Fetched, source_for
+from pipeline.source import Fetched
 
 __all__ = ["DEFAULT_JOBS", "DaskExecutor", "Executor", "LocalExecutor", "Task", "TaskResult", "executor",
            "fetch_and_scan", "task_for"]
@@ -95,12 +96,13 @@ def fetch_and_scan(task: Task, client: GitHubClient | None = None) -> TaskResult
 
 
 def _fetch_and_scan(task: Task, settings: Settings, client: GitHubClient) -> TaskResult:
-    source = source_for(task.entry, client, ArchiveCache(settings.cache_dir, settings.api_url))
+    source = source_for(task.entry, client, ArchiveCache(settings.cache_dir, settings.api_url), settings)
     base = TaskResult(task.entry.repo, task.commit, "skipped", source.kind)
     try:
         fetched = source.fetch(task.commit)
     except Exception as exc:  # one bad repository never stops a census
         return replace(base, stage="fetch", reason=reason(exc, settings))
+    base = replace(base, source=source.kind)  # a mirror lacking the commit hands it to GitHub
     if task.known_sha256 is not None and fetched.sha256 == task.known_sha256:
         return replace(base, status="unchanged", fetched=fetched)
     try:

@@ -40,7 +40,11 @@ ENV = {
     "max_archive_bytes": "CENSUS_MAX_ARCHIVE_BYTES",
     "max_members": "CENSUS_MAX_MEMBERS",
     "max_total_wait_seconds": "CENSUS_MAX_TOTAL_WAIT",
+    "mirrors_dir": "CENSUS_MIRRORS",
+    "offline": "CENSUS_OFFLINE",
 }
+#: what ``CENSUS_OFFLINE`` may say
+SWITCH_WORDS = {"1": True, "true": True, "yes": True, "on": True, "0": False, "false": False, "no": False, "off": False}
 #: the settings that are whole numbers, read from text in the environment
 LIMIT_NAMES = ("max_archive_bytes", "max_members", "max_total_wait_seconds")
 #: the limits of one archive (``Limits``)
@@ -103,6 +107,12 @@ class Settings:
     """see :attr:`Limits.max_archive_bytes` (``CENSUS_MAX_ARCHIVE_BYTES``)."""
     max_members: int = DEFAULT_MAX_MEMBERS
     """see :attr:`Limits.max_members` (``CENSUS_MAX_MEMBERS``)."""
+    mirrors_dir: Path | None = None
+    """a folder of local git mirrors, ``DIR/OWNER/NAME.git`` or ``DIR/OWNER/NAME``, read before
+    GitHub (``--mirrors``, ``CENSUS_MIRRORS``; see ``pipeline.mirrors``)."""
+    offline: bool = False
+    """send no request at all: what no mirror or local source holds is skipped with the reason
+    (``--offline``, ``CENSUS_OFFLINE=1``)."""
     problems: tuple[str, ...] = ()
     """environment values that could not be used; :meth:`check` raises while there are any."""
 
@@ -119,9 +129,15 @@ class Settings:
             if env.get(variable) and name not in LIMIT_NAMES:
                 values[name] = env[variable]
         limits, problems = _limits_from(env)
+        if "offline" in values:
+            word = str(values.pop("offline")).strip().lower()
+            if word in SWITCH_WORDS:
+                values["offline"] = SWITCH_WORDS[word]
+            else:
+                problems.append(f"{ENV['offline']}={word[:40]!r} is not one of {', '.join(SWITCH_WORDS)}")
         values.update(limits, problems=tuple(problems))
         values.update({k: v for k, v in overrides.items() if v is not None})
-        for name in ("db_path", "cache_dir"):
+        for name in ("db_path", "cache_dir", "mirrors_dir"):
             if name in values:
                 values[name] = Path(str(values[name]))
         return cls(**values)  # type: ignore[arg-type]

@@ -1,6 +1,7 @@
 """Where a tree comes from: GitHub archives, a local tarball, or a local git repository.
 
-All three implement :class:`ArchiveSource`; ``source_for`` picks one per manifest entry.
+All three implement :class:`ArchiveSource`; ``pipeline.mirrors.source_for`` picks one per
+manifest entry (a mirror folder's repository is a ``GitRepoSource``).
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ from pipeline.entries import Entry, Run
 from pipeline.errors import NotFoundError, SourceError
 from pipeline.fetch import GitHubClient
 from pipeline.gitrepo import GitRepo
-from pipeline.manifest import RepoEntry
 
 
 @dataclass(frozen=True)
@@ -39,8 +39,9 @@ class Fetched:
 class ArchiveSource(Protocol):
     """Pins, fetches and reads one repository's trees."""
 
-    kind: str
-    """``github``, ``tarball`` or ``git``, as stored in ``snapshots.source``."""
+    @property
+    def kind(self) -> str:
+        """``github``, ``tarball`` or ``git``, as stored in ``snapshots.source``."""
 
     def resolve(self, ref: str | None) -> str:
         """The commit SHA that ``ref`` names (the default branch when ``None``)."""
@@ -145,15 +146,6 @@ class GitRepoSource:
     def members(self, commit: str, fetched: Fetched) -> Iterator[Entry | Run]:
         """The commit's tree, blob by blob."""
         return self._git.members(commit)
-
-
-def source_for(entry: RepoEntry, client: GitHubClient, cache: ArchiveCache) -> ArchiveSource:
-    """The source that serves ``entry``: its local ``source`` if given, else GitHub."""
-    if entry.source is None:
-        return GitHubArchiveSource(entry.repo, client, cache)
-    if entry.source.is_dir():
-        return GitRepoSource(entry.source)
-    return TarballSource(entry.source)
 
 
 def _from_cache(cached: CachedArchive, downloaded: bool) -> Fetched:

@@ -35,7 +35,8 @@ def test_every_row_is_explained(case: Path) -> None:
     for tool in detect_directory(case).tools:
         assert tool.sdk in SDKS
         assert tool.is_mcp == SDKS[tool.sdk].is_mcp
-        assert tool.rule.startswith(SDKS[tool.sdk].language + "."), tool.rule
+        language = SDKS[tool.sdk].language  # "any" for tools written without an SDK
+        assert tool.rule.startswith(language + ".") or (language == "any" and f".{tool.sdk}." in tool.rule), tool.rule
         assert all(getattr(tool.annotations, h) in HINT_VALUES for h in HINT_FIELDS)
         assert tool.via == "direct" or tool.via.startswith(("wrapper:", "preset:"))
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -11,7 +12,8 @@ import pytest
 from registry_server import Registry, serving
 
 from pipeline import discover, manifest
-from pipeline.errors import SourceError, TransportError
+from pipeline.errors import RegistryDumpError, SourceError, TransportError
+from pipeline.registry_dump import from_dump
 from pipeline.settings import Settings
 
 FAST = Settings(attempts=3, backoff_seconds=0.0, timeout_seconds=5.0)
@@ -151,10 +153,62 @@ def test_the_command_fails_in_one_line_and_writes_nothing(tmp_path: Path) -> Non
     assert not (tmp_path / "reg.toml").exists()
     done = census("discover", "--out", "reg.toml", cwd=tmp_path)
     assert done.returncode == 2
-    assert "give one of --registry URL or --from-file LIST" in done.stderr
+    assert "give one of --registry URL, --registry-file FILE or --from-file LIST" in done.stderr
 
 
 def test_a_page_too_large_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(discover, "MAX_PAGE_BYTES", 100)  # a real page is far below the default 32 MiB
     with serving(Registry(ITEMS)) as registry, pytest.raises(SourceError, match="a page of more than 100 bytes"):
         discover.from_registry(registry.url, FAST)
+
+
+def _dump(tmp_path: Path, body: Any) -> Path:
+    path = tmp_path / "dump.json"
+    path.write_text(json.dumps(body), encoding="utf-8")
+    return path
+
+
+SEED = [server("io.github.acme/notes", "https://github.com/acme/monorepo"),
+        {"id": "", "name": "", "description": "", "repository": {"url": "", "source": "", "id": ""}},
+        server("io.github.solo/one", "https://github.com/solo/one")]
+
+
+@pytest.mark.parametrize("shape", ["seed list", "one answer", "list of pages"])
+def test_a_dump_gives_the_manifest_its_registry_gives(tmp_path: Path, shape: str) -> None:
+    """The seed's list of servers, one saved /v0/servers answer and a list of pages: the same
+    entries as the live registry, a nameless item left out by its position."""
+    pages = [{"servers": SEED[:2], "metadata": {"nextCursor": "2"}}, {"servers": SEED[2:]}]
+    body: Any = {"seed list": SEED, "one answer": {"servers": SEED, "metadata": {}}, "list of pages": pages}[shape]
+    found = from_dump(_dump(tmp_path, body))
+    with serving(Registry(SEED)) as registry:
+        live = discover.from_registry(registry.url, FAST)
+    assert [(e.repo, e.servers) for e in found.entries] == [(e.repo, e.servers) for e in live.entries] == [
+        ("acme/monorepo", ("io.github.acme/notes",)), ("solo/one", ("io.github.solo/one",))]
+    where = "page 1 item 2" if shape == "list of pages" else "item 2"
+    assert [(s.name, s.reason) for s in found.left_out] == [
+        (f"{where} (unnamed)", "no source repository (remote or package only)")]
+
+
+@pytest.mark.parametrize(("body", "message"), [
+    ("[1, 2", "not JSON"),
+    ('"servers"', "a string, not a list of servers or a registry answer"),
+    ('{"servers": 3}', 'has no "servers" list'),
+    ('[{"name": "a"}, 7]', "item 2: not a server object but a number"),
+    ('[{"name": "a", "repository": "https://github.com/a/b"}]', 'item 1: "repository" is a string, not an object'),
+    ('[{"servers": []}, {"name": "a"}]', "item 1: a page among servers"),
+    ('[{"servers": [{"server": []}]}]', 'page 1 item 1: "server" is a list, not an object'),
+])
+def test_a_bad_dump_is_one_line_naming_the_file_and_item(tmp_path: Path, body: str, message: str) -> None:
+    path = tmp_path / "dump.json"
+    path.write_text(body, encoding="utf-8")
+    with pytest.raises(RegistryDumpError) as raised:
+        from_dump(path)
+    assert str(raised.value).startswith(f"{path}: ")
+    assert message in str(raised.value)
+    assert "\n" not in str(raised.value)
+    done = subprocess.run([sys.executable, "-m", "pipeline", "discover", "--registry-file", str(path),
+                           "--out", str(tmp_path / "out.toml")], check=False, capture_output=True, text=True)
+    assert done.returncode == 2
+    assert message in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "out.toml").exists()

@@ -48,8 +48,8 @@ def test_every_command_and_option_is_documented() -> None:
     parsers = cli.command_parsers()
     assert {"run", "pin", "fetch", "scan", "count", "probe", "ingest-tools-list"} <= set(parsers)
     for name, parser in parsers.items():
-        usage = {"count": " PATH...", "discover": " ", "export": " ", "report": " ", "probe": " NAME",
-                 "ingest-tools-list": " FILE"}.get(name, " MANIFEST`")
+        usage = {"count": " PATH...", "discover": " ", "audit": " TRUTH_DIR", "export": " ", "report": " ",
+                 "probe": " NAME", "ingest-tools-list": " FILE"}.get(name, " MANIFEST`")
         assert f"`census {name}{usage}" in README, name
         flags = option_flags(parser)
         assert flags, name

@@ -4,7 +4,7 @@
 by another version is scanned again (from the cache, without downloading).
 """
 
-SCANNER_VERSION = "8"  # 2: the registration detector runs in the same pass; 3: tree notes;
+SCANNER_VERSION = "9"  # 2: the registration detector runs in the same pass; 3: tree notes;
 # 4: wrappers of wrappers, mirrored Go types, TypeScript lists it cannot follow;
 # 5: TypeScript tools written as classes, hints assigned after the object is made;
 # 6: hints a wrapper takes as parameters, records of definitions a tools/list handler lists,
@@ -14,3 +14,5 @@ SCANNER_VERSION = "8"  # 2: the registration detector runs in the same pass; 3: 
 # over destructured elements and aliased imports, C# constants read from their own file first
 # 8: every tool and every counted file has a role (server, example, test, docs), decided with the
 # entry's server_paths
+# 9: registrations on a server a function is given (Python, TypeScript), protocol-shaped Tool literals
+# in any language (literals)

@@ -6,7 +6,9 @@ detectors in two phases over the kept files:
 
 1. ``index``: every file of a language is indexed first (the project's wrappers, constants
    and annotation presets), so that
-2. ``detect`` can follow them one level when it reads registrations.
+2. ``detect`` can follow them one level when it reads registrations; then
+3. ``supplement`` reads what they leave over in any language: tools written as the protocol's own
+   ``Tool`` objects (``literals``) and made by a project's definition factory (``factories``).
 
 Each language detector lives in its own module (``python``, ``typescript``, ``go``, ``rust``,
 ``jvm``, ``csharp``, ``php``, ``ruby``, ``swift``) and implements ``LanguageDetector``.
@@ -28,6 +30,7 @@ from pipeline.scan.detect import deps, markers, paths
 from pipeline.scan.detect.model import Exclusion, Tool
 from pipeline.scan.detect.sdks import SDKS
 from pipeline.scan.detect.source import SourceFile, extension, language_of
+from pipeline.scan.detect.supplement import supplement
 from pipeline.scan.detect.typescript_imports import reexports_mcp_server
 from pipeline.scan.roles import RoleRules, rust_test_lines
 
@@ -190,6 +193,8 @@ class Detector:
         rules = roles if roles is not None else RoleRules()
         for language, files in sorted(self._files.items()):
             tools.extend(self._run(factory(language)(self.dependencies), files, self._shims.get(language, []), rules))
+        tools = supplement(tools, self._files, (x.path for x in self._exclusions), dependencies=self.dependencies,
+                           roles=rules, place=lambda tool, file: _placed(self._versioned(tool), file, rules))
         parsed = sum(len(files) for files in self._files.values())
         found = Detection(tuple(tools), tuple(self._exclusions), parsed)
         self._reset()

@@ -75,6 +75,19 @@ class Dependencies:
             self._memo[key] = self._nearest(names, path)
         return self._memo[key]
 
+    def governs(self, names: tuple[str, ...], path: str) -> bool:
+        """Whether the manifest nearest to ``path`` (of those declaring anything) declares one of
+        ``names``: a sibling package's own manifest is not overruled by the root's."""
+        found = self.find(names, path)
+        if found is None:
+            return False
+        key = ((), "folder:" + path.rpartition("/")[0])
+        if key not in self._memo:
+            folders = {d.directory for deps in self._by_name.values() for d in deps if _holds(d.directory, path)}
+            self._memo[key] = Dependency(max(folders, key=len), "", None) if folders else None
+        nearest = self._memo[key]
+        return nearest is None or nearest.directory == found.directory
+
     def _nearest(self, names: tuple[str, ...], path: str | None) -> Dependency | None:
         best: Dependency | None = None
         for dep in self._declaring(names):

@@ -51,9 +51,10 @@ from pipeline.scan.detect.python_prefilter import (
     has_call_shape,
     imports_any,
 )
-from pipeline.scan.detect.python_rules import fallback
+from pipeline.scan.detect.python_rules import declared, fallback
 from pipeline.scan.detect.python_scope import Node, Scope, text
 from pipeline.scan.detect.python_syntax import build_scope, captures
+from pipeline.scan.detect.sdks import SDKS
 from pipeline.scan.detect.source import SourceFile
 from pipeline.scan.detect.syntax import capture_map, compiled
 
@@ -65,6 +66,8 @@ _INDEX_BUT_LIST = tuple(word for word in _INDEX_WORDS if word != "list_tools")
 #: a tool-list handler: ``@server.list_tools()`` (what phase 1 reads), not ``session.list_tools()``
 _LIST_HANDLER = re.compile(rb"@[^\n]*\.list_tools\(")
 _DETECT_WORDS = markers.words(DETECT_WORDS)
+#: a ``@name.tool(`` decorator inside a function body (indented): a receiver a function is given
+_GIVEN_DECORATOR = re.compile(rb"^[ \t]+@\w+\.tool\(", re.MULTILINE)
 #: a class extending an SDK server class
 _SERVER_CLASS = re.compile(rb"^[ \t]*class\s+\w+\s*\([^)]*\b(?:FastMCP|MCPServer)\b", re.MULTILINE)
 
@@ -101,7 +104,7 @@ class PythonDetector:
         imports = file.has_any(_DETECT_WORDS)
         if imports:  # only the words it holds are looked for: a search for another reads the whole file
             imports = imports_any(file.lower, tuple(word.encode() for word in file.held(_DETECT_WORDS)))
-        if not (own_type or (imports and _shaped(file)) or self._wrapped(file)):
+        if not (own_type or (imports and _shaped(file)) or self._wrapped(file) or self._registers_given(file)):
             return
         found = captures(file)
         excluded = self._excluded(file, found)
@@ -113,6 +116,12 @@ class PythonDetector:
         if not tools and _client_code(file, scope):
             yield Exclusion(file.path, "client-code", "reads tool annotations through an MCP client")
         yield from tools
+
+    def _registers_given(self, file: SourceFile) -> bool:
+        """Whether ``file`` decorates tools on a receiver it is given (``def register(mcp): @mcp.tool()``)
+        in a package whose manifest declares an MCP server SDK: it needs no MCP import of its own."""
+        return _GIVEN_DECORATOR.search(file.data) is not None and declared(self.dependencies, file.path) is not None \
+            and self.dependencies.governs((*SDKS["python-mcp"].packages, *SDKS["python-fastmcp"].packages), file.path)
 
     def _first_at(self, file: SourceFile, tool: Tool) -> bool:
         """Whether ``tool`` is no row already made at the same place of another file (a list that

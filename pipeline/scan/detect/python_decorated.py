@@ -11,6 +11,20 @@ from pipeline.scan.detect.model import NO_ANNOTATIONS, Tool
 from pipeline.scan.detect.python_rules import DECORATORS, KNOWN_ROOTS, matches
 from pipeline.scan.detect.python_scope import Kind, Node, classify, keywords, positionals, string_value, text
 from pipeline.scan.detect.python_wrapped import Rows
+from pipeline.scan.detect.syntax import enclosing
+
+
+def parameters(function: Node | None) -> set[str]:
+    """The parameter names of ``function`` (plain, typed, with defaults), none for ``None``."""
+    found: set[str] = set()
+    params = function.child_by_field_name("parameters") if function is not None else None
+    for param in params.named_children if params is not None else []:
+        name = param if param.type == "identifier" else param.child_by_field_name("name")
+        if name is None and param.named_children and param.named_children[0].type == "identifier":
+            name = param.named_children[0]  # typed_parameter: its name is its first child
+        if name is not None and name.type == "identifier":
+            found.add(name.text.decode("utf-8", "replace") if name.text is not None else "")
+    return found
 
 #: the key of Azure Functions' MCP extension (its tool trigger declares no hints)
 AZURE_FUNCTIONS = "python-azure-functions"
@@ -93,9 +107,14 @@ class DecoratedForms(Rows):
         return self._unresolved(function.child_by_field_name("object"))
 
     def _unresolved(self, receiver: Node | None) -> Kind | None:
-        """A receiver bound to nothing known: the file's MCP imports decide, else, for an object
-        imported from a module of the tree (whose file may not have been kept), the manifest."""
+        """A receiver bound to nothing known: the file's MCP imports decide, else the manifest for an
+        object imported from a module of the tree (whose file may not have been kept) or for a
+        parameter of the function around the registration (``def register_tools(mcp): @mcp.tool()``
+        in a module importing no MCP package, called with the server by the module that makes it)."""
         if self.fallback is not None or receiver is None or receiver.type != "identifier":
             return self.fallback
-        qual = self.scope.imports.get(text(self.data, receiver))
-        return self.declared if qual is not None and qual.split(".")[0] not in KNOWN_ROOTS else None
+        name = text(self.data, receiver)
+        qual = self.scope.imports.get(name)
+        if qual is not None:
+            return self.declared if qual.split(".")[0] not in KNOWN_ROOTS else None
+        return self.declared if name in parameters(enclosing(receiver, ("function_definition",))) else None

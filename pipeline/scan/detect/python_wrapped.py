@@ -39,6 +39,11 @@ from pipeline.scan.detect.source import SourceFile
 from pipeline.scan.detect.syntax import enclosing, named, unquote
 
 
+def _interpolated(node: Node) -> bool:
+    """Whether a string node is an f-string with replacement fields."""
+    return any(child.type == "interpolation" for child in node.children)
+
+
 class Rows:
     """Turns the registrations of one file into ``Tool`` rows; knows the project's wrappers."""
 
@@ -47,12 +52,17 @@ class Rows:
         self.reader = Reader(index.presets, file.data, file.path)
         self.fallback = fallback(scope, dependencies, file.path)
         self.declared = declared(dependencies, file.path)
+        self.built_name: str | None = None
+        """``built`` when the last name read was built from known parts, ``dynamic`` when one part is
+        not known (the name is then ``None``); ``rule`` ends in ``-built`` or ``-dynamic``."""
         self.counted: set[str] = set()
         """functions and variables already counted as tools (``add_tool(x)`` adds nothing new)."""
 
     # -- rows ---------------------------------------------------------------------------------
     def _row(self, node: Node, sdk: str, form: str, name: str | None, args: Node | None, *,
              at: SourceFile | None = None) -> Tool:
+        if self.built_name is not None:
+            form, self.built_name = f"{form}-{self.built_name}", None
         given = keywords(self.data, args)
         annotations = self.reader.read(given.get("annotations"))
         return self._tool(node, sdk, form, name, annotations, title=string_value(self.data, given.get("title")), at=at)
@@ -67,6 +77,7 @@ class Rows:
                     title, is_mcp=SDKS[sdk].is_mcp)
 
     def _name(self, args: Node | None, keyword: str, fallback: str | None) -> str | None:
+        self.built_name = None
         given = keywords(self.data, args)
         if keyword in given:
             return self._literal(given[keyword])
@@ -87,9 +98,47 @@ class Rows:
             if found is None and node.type == "attribute" and self._a_module(node.child_by_field_name("object")):
                 found = self.index.module_constant(text(self.data, node.child_by_field_name("attribute")))
             if found is None and node.type == "identifier":
-                found = self._module_string(node) or self.index.module_constant(text(self.data, node))
+                found = self._module_string(node) or self.index.module_constant(text(self.data, node)) \
+                    or self._default(node)
             return found
+        if node.type == "binary_operator" or (node.type == "string" and _interpolated(node)):
+            return self._built(node)
         return string_value(self.data, node)
+
+    def _built(self, node: Node) -> str | None:
+        """A name the source builds (``PREFIX + "search"``, ``f"{PREFIX}search"``) from parts that are
+        all known; ``None`` (a dynamic name) when one is not."""
+        if node.type == "binary_operator":
+            if text(self.data, node.child_by_field_name("operator")) != "+":
+                self.built_name = "dynamic"
+                return None
+            parts = [node.child_by_field_name("left"), node.child_by_field_name("right")]
+        else:
+            parts = [c for c in node.children if c.type in ("string_content", "interpolation")]
+        values = []
+        for part in parts:
+            if part is not None and part.type == "string_content":
+                values.append(text(self.data, part))
+                continue
+            inner = part.named_children[0] if part is not None and part.type == "interpolation" else part
+            value = self._literal(inner) if inner is not None else None
+            if value is None:
+                self.built_name = "dynamic"
+                return None
+            values.append(value)
+        self.built_name = "built"
+        return "".join(values)
+
+    def _default(self, node: Node) -> str | None:
+        """The string default of the parameter ``node`` names, in the function around it."""
+        name = text(self.data, node)
+        function = enclosing(node, ("function_definition",))
+        params = function.child_by_field_name("parameters") if function is not None else None
+        for param in params.named_children if params is not None else []:
+            if param.type in ("default_parameter", "typed_default_parameter") and \
+                    text(self.data, param.child_by_field_name("name")) == name:
+                return string_value(self.data, param.child_by_field_name("value"))
+        return None
 
     def _a_module(self, node: Node | None) -> bool:
         """Whether ``node`` names a module this file imports (``consts`` of ``from pkg import consts``)."""

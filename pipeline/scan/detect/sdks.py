@@ -106,6 +106,8 @@ _ALL = (
     Sdk("ruby-fast-mcp", "ruby", True, ("fast-mcp", "fast_mcp")),
     Sdk("swift-mcp", "swift", True, ("MCP", "modelcontextprotocol/swift-sdk")),
     Sdk("swift-swiftmcp", "swift", True, ("SwiftMCP",)),
+    # no SDK: the protocol's Tool objects written by hand, in any language (``literals``)
+    Sdk("protocol", "any", True, ()),
 )
 
 #: every known library by key

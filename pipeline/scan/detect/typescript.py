@@ -43,7 +43,7 @@ from pipeline.scan.detect.typescript_imports import MARKERS, Imports, imports_of
 from pipeline.scan.detect.typescript_index import ProjectIndex
 from pipeline.scan.detect.typescript_openclaw import agent_tool, imports_openclaw_type, manifest_openclaw
 from pipeline.scan.detect.typescript_resolver import Resolver
-from pipeline.scan.detect.typescript_rows import _declared_name, _exclusion, _line_node, _through, has_identifier
+from pipeline.scan.detect.typescript_rows import _declared_name, _exclusion, _line_node, _through, given, has_identifier
 from pipeline.scan.detect.typescript_values import Node, Ref, arguments, callee, unwrap
 from pipeline.scan.detect.typescript_wrappers import Wrapper, captures, element_keys
 
@@ -90,6 +90,8 @@ class TypeScriptDetector:
             imports = replace(imports, openclaw_local=True)
         elif not imports.openclaw and claw:
             imports = replace(imports, openclaw_shaped=True)
+        if not imports.tool_library and self.dependencies.governs(SDKS["ts-mcp"].packages, file.path):
+            imports = replace(imports, mcp_declared=True)
         rows = list(self._rows(file, imports)) if self._calls_a_form(file) else []
         if imports.mcp_framework and b"MCPTool" in file.data:
             found = framework_tools(self._project.subclasses, self._project.resolver(), file)
@@ -120,6 +122,8 @@ class TypeScriptDetector:
     def _wanted(self, file: SourceFile) -> bool:
         if file.has_any(_DETECT_MARKERS_WORDS):
             return True
+        if file.has_any(_CALL_MARKERS_WORDS) and self.dependencies.governs(SDKS["ts-mcp"].packages, file.path):
+            return True  # registrations on a server the file is given (``Imports.mcp_declared``)
         if (self._project.openclaw_modules or self._project.mcp_modules) and file.has_any(("registertool",)):
             return True  # a local shim may stand for the SDK's import
         if self._project.mcp_modules and file.has_any(_CALL_MARKERS_WORDS):
@@ -142,12 +146,13 @@ class TypeScriptDetector:
         member = name_node.type == "property_identifier"
         args = arguments(call.node)
         first = unwrap(args[0]).type if args else ""
-        if member and name == "registerTool" and imports.mcp_server and len(args) >= 2 and first != "object":
+        mcp = imports.mcp_server or (imports.mcp_declared and member and given(call))
+        if member and name == "registerTool" and mcp and len(args) >= 2 and first != "object":
             yield from self._loop_or(res, call, "register-tool", forms.register_tool)
         elif member and name == "registerTool" and first in _OBJECTISH and \
                 (imports.openclaw or (imports.openclaw_shaped and agent_tool(res, call))):
             yield from self._emit("openclaw", "register-tool", forms.object_tools(res, call, False))
-        elif member and name == "tool" and imports.mcp_server:
+        elif member and name == "tool" and mcp:
             if not self._project.wrapping.given_tool(call):
                 yield from self._loop_or(res, call, "tool", forms.legacy_tool)
         elif not member and name == "tool" and imports.vercel_ai and first == "object":
@@ -155,7 +160,7 @@ class TypeScriptDetector:
         elif member and name in ("addTool", "addTools") and imports.fastmcp:
             found = forms.object_tools(res, call, name == "addTools")
             yield from self._emit("ts-fastmcp", "add-tools" if name == "addTools" else "add-tool", found)
-        elif member and name == "setRequestHandler" and imports.mcp_server:
+        elif member and name == "setRequestHandler" and mcp:
             yield from self._listed(res, call)
         elif not member and name == "createTool" and imports.mastra_core:
             yield from self._create_tool(res, call)

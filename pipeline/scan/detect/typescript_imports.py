@@ -77,6 +77,10 @@ class Imports:
     plugin entry whose nearest manifest declares ``openclaw``)."""
     mcp_local: bool = False
     """a relative import names a file of the tree that re-exports the MCP server SDK."""
+    mcp_declared: bool = False
+    """no import names an MCP or other tool library, but the nearest ``package.json`` declares the MCP
+    SDK: a ``tool`` / ``registerTool`` / ``setRequestHandler`` call on a parameter of the function
+    around it registers on the server it is given (``export function setupTools(server) {...}``)."""
     openclaw_shaped: bool = False
     """no import names OpenClaw, but the package or an imported type does: an object passed to
     ``registerTool`` counts as OpenClaw when it has the ``AgentTool`` shape (``typescript_openclaw``)."""
@@ -99,6 +103,12 @@ class Imports:
     def mcp_server_proper(self) -> bool:
         """The file imports a server module (not only shared types)."""
         return self._any("@modelcontextprotocol/sdk/server", "@modelcontextprotocol/server", *MCP_WRAPPERS)
+
+    @property
+    def tool_library(self) -> bool:
+        """The file imports some library with a tool API of its own (MCP's or another's)."""
+        return self.mcp_server or self.mcp_client or self.fastmcp or self.mcp_framework or self.mastra_core \
+            or self.mastra_mcp or self.openclaw or self.vercel_ai or self.azure_functions or self.mcp_apps
 
     @property
     def mcp_apps(self) -> bool:

@@ -9,6 +9,8 @@ wrapper's parameters bound to the arguments it is called with.
 Exclusions (``_exclusion``): MCP client code reading hints, a project's own ``ToolAnnotations`` type,
 and a copy of an SDK's ``McpServer``/``FastMCP`` class.
 A file's calls are read only where a form's name occurs as a whole identifier (``has_identifier``).
+A file importing no tool library registers on the server it is given when the call's receiver is a
+parameter of a function around it (``given``) and its package declares the MCP SDK.
 """
 
 from __future__ import annotations
@@ -97,3 +99,36 @@ def _exclusion(file: SourceFile, imports: Imports) -> Exclusion | None:
         return None
     server = any(m in file.lower for m in (b"new mcpserver(", b"new fastmcp(", b"createmcphandler("))
     return None if server else Exclusion(file.path, "client-code", "imports the MCP client and reads hints")
+
+
+#: the nodes whose parameters a registration's receiver may be (``function setupTools(server) {...}``)
+_FUNCTIONS = frozenset(("function_declaration", "function_expression", "arrow_function", "method_definition",
+                        "generator_function_declaration", "function"))
+
+
+def given(call: Ref) -> bool:
+    """Whether the receiver of the member call ``call`` (``server`` of ``server.tool(...)``) is a
+    parameter of a function around it: the server the function is given."""
+    function = call.node.child_by_field_name("function")
+    receiver = function.child_by_field_name("object") if function is not None else None
+    if receiver is None or receiver.type != "identifier" or receiver.text is None:
+        return False
+    name, node = receiver.text, call.node.parent
+    while node is not None:
+        if node.type in _FUNCTIONS and name in _parameter_names(node):
+            return True
+        node = node.parent
+    return False
+
+
+def _parameter_names(function: Node) -> set[bytes]:
+    single = function.child_by_field_name("parameter")  # x => ...
+    if single is not None and single.text is not None:
+        return {single.text}
+    params = function.child_by_field_name("parameters")
+    names = set()
+    for param in params.named_children if params is not None else []:
+        named = param.child_by_field_name("pattern") if param.type != "identifier" else param
+        if named is not None and named.type == "identifier" and named.text is not None:
+            names.add(named.text)
+    return names

@@ -1,0 +1,168 @@
+"""Tools written as the protocol's own ``Tool`` objects, in any language: rule ``<language>.<sdk>.protocol-literal``.
+
+A server that implements MCP without an SDK's registration API (or lists its tools in one module
+and answers ``tools/list`` from another, through indirections a language detector cannot follow)
+still writes each tool as the protocol shapes it: an object, map, dict, hash or array with a
+``name`` that is a literal string and an ``inputSchema`` (the protocol's camelCase key; Anthropic's
+``input_schema`` tool format is not MCP), often with ``annotations`` holding camelCase hint keys::
+
+    { name: "search", description: "...", inputSchema: {...}, annotations: { readOnlyHint: true } }
+    {"name": "search", "inputSchema": {...}}                        # Python, JSON-like
+    [ 'name' => 'search', 'inputSchema' => [...] ]                  # PHP
+    Tool(name = "search", inputSchema = ...)                        # keyword arguments
+
+Such a literal is a tool when the tree registers MCP tools (a language detector found one) or
+answers ``tools/list`` itself (some kept file names ``tools/list``, ``ListToolsRequestSchema``,
+``list_tools`` or ``ListTools``), its file gave no rows
+to its language's detector and was not left out by it, it is no MCP client's (an assertion on what
+``await session.list_tools()`` answered), and no tool of that name was found already
+in its folder, above it or below it (``named_nearby``: the same tool registered through a form the
+language detector reads). An unnamed row of the same project (an element of a list the language
+detector counted but could not name) is replaced by the literal it stands for (``stood_for``).
+Keys inside string literals (inline snapshots) and comments are not read. The row's SDK is the
+MCP SDK of the file's language that its nearest manifest declares, else ``protocol`` (no SDK).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field, replace
+
+from pipeline.scan.detect.deps import Dependencies
+from pipeline.scan.detect.model import FALSE, NO_ANNOTATIONS, TRUE, Annotations, Tool
+from pipeline.scan.detect.sdks import SDKS
+from pipeline.scan.detect.source import SourceFile
+
+#: a tree serving its own tool list names one of these (lower-cased)
+SERVES_LIST = (b"tools/list", b"listtoolsrequestschema", b"list_tools", b"listtools")
+#: a file that lists another server's tools as a client: its tool objects say what a server lists
+_CLIENT = re.compile(rb"ClientSession|await\s+[\w.]+\.(?:list_tools|listTools)\(")
+#: the hint keys of ``annotations`` and the fields they fill
+HINTS = {b"readOnlyHint": "read_only_hint", b"destructiveHint": "destructive_hint",
+         b"idempotentHint": "idempotent_hint", b"openWorldHint": "open_world_hint"}
+_KEYS = b"name|inputSchema|annotations|title|" + b"|".join(HINTS)
+_KEY = rb"(?<![\w$.])[\"']?(?P<key>" + _KEYS + rb")[\"']?\s*(?::|=>|=(?!=))\s*" \
+       rb"(?:(?P<q>[\"'])(?P<text>[^\"'\\\n]{0,200})(?P=q)|(?P<bool>[Tt]rue|[Ff]alse)\b)?"
+#: multi-line string forms, tried first: triple quotes (Python, Swift, Kotlin, Java, C# raw), Rust raw
+#: strings, C# verbatim strings, template literals and Go raw strings
+_LONG_STRINGS = (rb'"""(?:.|\n)*?"""|\'\'\'(?:.|\n)*?\'\'\'|\br(?P<h>#+)"(?:.|\n)*?"(?P=h)|'
+                 rb'@"(?:[^"]|"")*"|`(?:[^`\\]|\\.)*`')
+_LINE_STRINGS = rb"\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'"
+_SPANNING_STRINGS = rb"\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'"  # PHP, Ruby, Rust: a quote may span lines
+_C_COMMENTS = rb"//[^\n]*|/\*.*?\*/"
+_HASH_COMMENTS = rb"#[^\n]*"
+#: per language family: its comments, and whether ordinary strings may span lines
+_STYLES = {"c": (_C_COMMENTS, _LINE_STRINGS), "hash": (_HASH_COMMENTS, _LINE_STRINGS),
+           "c-spanning": (_C_COMMENTS, _SPANNING_STRINGS), "hash-spanning": (_HASH_COMMENTS, _SPANNING_STRINGS)}
+_TOKENS = {
+    style: re.compile(rb"(?P<k>" + _KEY + rb")|(?P<s>" + comments + rb"|" + _LONG_STRINGS + rb"|" + strings
+                      + rb")|(?P<b>[{}\[\]()])", re.DOTALL)
+    for style, (comments, strings) in _STYLES.items()
+}
+_STYLE_OF = {"python": "hash", "ruby": "hash-spanning", "php": "c-spanning", "rust": "c-spanning"}
+#: what a tool's name looks like: no spaces, no sentences
+_TOOL_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.:/\-]{0,127}$")
+_CLOSERS = {b"}": b"{", b"]": b"[", b")": b"("}
+
+
+@dataclass
+class _Frame:
+    opener: bytes
+    key_in_parent: bytes | None
+    keys: dict[bytes, tuple[int, bytes | None]] = field(default_factory=dict)
+    """key -> (offset of the key, its literal string or boolean, if any)."""
+    annotations: Annotations | None = None
+
+
+def serves_list(files: Iterable[SourceFile]) -> bool:
+    """Whether one of ``files`` answers ``tools/list`` (or names the SDK's handler for it)."""
+    return any(any(marker in file.lower for marker in SERVES_LIST) for file in files)
+
+
+def named_nearby(named: Iterable[tuple[str | None, str]], tool: Tool) -> bool:
+    """Whether one of ``named`` ((tool name, folder) pairs) has ``tool``'s name in its folder, a
+    folder above it or one below it."""
+    folder = tool.path.rpartition("/")[0]
+    return any(name == tool.tool_name and related(folder, other) for name, other in named)
+
+
+def related(one: str, other: str) -> bool:
+    """Whether two folders are one, or one holds the other ('' is the root and holds every folder)."""
+    return one == other or not one or not other or one.startswith(other + "/") or other.startswith(one + "/")
+
+
+def stood_for(unnamed: list[Tool], found: list[Tool]) -> set[int]:
+    """The ``id`` of each row of ``unnamed`` that one of ``found`` stands for: an unnamed row of a
+    related folder (``related``) and the same role, each used once."""
+    replaced: set[int] = set()
+    for tool in found:
+        folder = tool.path.rpartition("/")[0]
+        row = next((t for t in unnamed if id(t) not in replaced and t.role == tool.role
+                    and related(folder, t.path.rpartition("/")[0])), None)
+        if row is not None:
+            replaced.add(id(row))
+    return replaced
+
+
+def sdk_of(language: str, path: str, dependencies: Dependencies) -> str:
+    """The MCP SDK of ``language`` that the manifest nearest ``path`` declares, else ``protocol``."""
+    return next((s.key for s in SDKS.values() if s.language == language and s.is_mcp and s.packages
+                 and dependencies.find(s.packages, path) is not None), "protocol")
+
+
+def literal_tools(file: SourceFile, language: str, dependencies: Dependencies) -> Iterator[Tool]:
+    """The protocol-shaped tool literals of ``file`` (see the module's docstring for when they count)."""
+    if b"inputSchema" not in file.data or _CLIENT.search(file.data) is not None:
+        return
+    sdk = sdk_of(language, file.path, dependencies)
+    rule = f"{language}.{sdk}.protocol-literal"
+    for offset, name, declared, title in _objects(file.data, _STYLE_OF.get(language, "c")):
+        if _TOOL_NAME.match(name):
+            yield Tool(file.path, file.data.count(b"\n", 0, offset) + 1, sdk, name, rule, declared,
+                       tool_title=title)
+
+
+def _objects(data: bytes, style: str) -> Iterator[tuple[int, str, Annotations, str | None]]:
+    """(offset of ``name``, name, annotations, title) of every frame holding a literal ``name`` and
+    an ``inputSchema``."""
+    stack: list[_Frame] = [_Frame(b"", None)]
+    pending: bytes | None = None
+    for match in _TOKENS[style].finditer(data):
+        if match["k"] is not None:
+            value = match["text"] if match["text"] is not None else match["bool"]
+            stack[-1].keys.setdefault(match["key"], (match.start(), value))
+            pending = match["key"] if value is None else None
+        elif match["b"] is not None:
+            token = match["b"]
+            if token in b"{[(":
+                stack.append(_Frame(token, pending))
+            elif len(stack) > 1 and stack[-1].opener == _CLOSERS[token]:
+                frame = stack.pop()
+                found = _tool(frame)
+                if found is not None:
+                    yield found
+                if frame.key_in_parent == b"annotations":
+                    stack[-1].annotations = _annotations(frame)
+            pending = None
+
+
+def _tool(frame: _Frame) -> tuple[int, str, Annotations, str | None] | None:
+    name, schema = frame.keys.get(b"name"), frame.keys.get(b"inputSchema")
+    if name is None or schema is None or name[1] is None:
+        return None
+    title = frame.keys.get(b"title")
+    text = title[1].decode("utf-8", "replace") if title is not None and title[1] is not None else None
+    return name[0], name[1].decode("utf-8", "replace"), frame.annotations or NO_ANNOTATIONS, text
+
+
+def _annotations(frame: _Frame) -> Annotations:
+    annotations = Annotations(source="inline")
+    for key, hint in HINTS.items():
+        value = frame.keys.get(key, (0, None))[1]
+        if value is not None and value.lower() in (b"true", b"false"):
+            annotations = annotations.with_hint(hint, TRUE if value.lower() == b"true" else FALSE)
+    title = frame.keys.get(b"title", (0, None))[1]
+    if title is not None:
+        annotations = replace(annotations, title=title.decode("utf-8", "replace"), title_state=TRUE)
+    return annotations
