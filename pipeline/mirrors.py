@@ -24,7 +24,6 @@ from pipeline.cache import ArchiveCache
 from pipeline.entries import Entry, Run
 from pipeline.errors import NotFoundError, SourceError
 from pipeline.fetch import GitHubClient
-from pipeline.gitrepo import GitRepo
 from pipeline.manifest import RepoEntry
 from pipeline.settings import Settings
 from pipeline.source import ArchiveSource, Fetched, GitHubArchiveSource, GitRepoSource, TarballSource
@@ -114,13 +113,16 @@ class MirrorSource:
         return self._chosen.members(commit, fetched)
 
     def _serve(self, commit: str, get: Callable[[ArchiveSource], Fetched]) -> Fetched:
-        if _has_commit(self.path, commit):
-            self._chosen = self._mirror
-            return get(self._mirror)
-        if self._fallback is None:
-            raise NotFoundError(f"commit {commit[:12]} not in mirror {self.path} (--offline: not fetched)")
-        self._chosen = self._fallback
-        return get(self._fallback)
+        try:
+            fetched = get(self._mirror)  # checks that the mirror holds the commit
+        except NotFoundError:
+            if self._fallback is None:
+                why = f"commit {commit[:12]} not in mirror {self.path} (--offline: not fetched)"
+                raise NotFoundError(why) from None
+            self._chosen = self._fallback
+            return get(self._fallback)
+        self._chosen = self._mirror
+        return fetched
 
 
 class OfflineSource:
@@ -145,12 +147,3 @@ class OfflineSource:
     def members(self, commit: str, fetched: Fetched) -> Iterator[Entry | Run]:
         """Never: nothing was fetched."""
         raise NotFoundError(self._why)
-
-
-def _has_commit(path: Path, commit: str) -> bool:
-    try:
-        GitRepo(path).check_commit(commit)
-    except SourceError:
-        return False
-    return True
-

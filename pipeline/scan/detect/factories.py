@@ -23,6 +23,7 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
+from pipeline.scan.detect.literals import TOOL_NAME
 from pipeline.scan.detect.model import Tool
 from pipeline.scan.detect.source import SourceFile
 
@@ -35,7 +36,6 @@ _DEFINITION = re.compile(
 _NEXT_TOP = re.compile(rb"^(?:export\s+|async\s+)?(?:const|let|var|function|def|class)\b", re.MULTILINE)
 _SCHEMA_KEY = re.compile(rb"[\"']?\b(?:inputSchema|schema|parameters|input_schema|args)[\"']?\s*[:=,}]")
 _STRING_ARG = re.compile(rb"\s*(?P<q>[\"'`])(?P<text>[^\"'`\\\n$]{1,128})(?P=q)\s*$")
-_TOOL_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.:/\-]{0,127}$")
 #: most bytes of a factory's body that are read
 _BODY_BYTES = 4000
 
@@ -75,7 +75,7 @@ def calls(file: SourceFile, made: dict[str, Factory], sdk: str, language: str) -
                 continue  # the factory's own definition
             args = _arguments(file.data, match.end())
             literal = _STRING_ARG.match(args[factory.position]) if len(args) > factory.position else None
-            if literal is not None and _TOOL_NAME.match(literal["text"].decode("utf-8", "replace")):
+            if literal is not None and TOOL_NAME.match(literal["text"].decode("utf-8", "replace")):
                 yield Tool(file.path, file.data.count(b"\n", 0, match.start()) + 1, sdk,
                            literal["text"].decode("utf-8", "replace"), f"{language}.{sdk}.factory-call",
                            via=f"wrapper:{name}")

@@ -62,7 +62,7 @@ _TOKENS = {
 }
 _STYLE_OF = {"python": "hash", "ruby": "hash-spanning", "php": "c-spanning", "rust": "c-spanning"}
 #: what a tool's name looks like: no spaces, no sentences
-_TOOL_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.:/\-]{0,127}$")
+TOOL_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.:/\-]{0,127}$")
 _CLOSERS = {b"}": b"{", b"]": b"[", b")": b"("}
 
 
@@ -118,7 +118,7 @@ def literal_tools(file: SourceFile, language: str, dependencies: Dependencies) -
     sdk = sdk_of(language, file.path, dependencies)
     rule = f"{language}.{sdk}.protocol-literal"
     for offset, name, declared, title in _objects(file.data, _STYLE_OF.get(language, "c")):
-        if _TOOL_NAME.match(name):
+        if TOOL_NAME.match(name):
             yield Tool(file.path, file.data.count(b"\n", 0, offset) + 1, sdk, name, rule, declared,
                        tool_title=title)
 
