@@ -4,7 +4,9 @@ A server that implements MCP without an SDK's registration API (or lists its too
 and answers ``tools/list`` from another, through indirections a language detector cannot follow)
 still writes each tool as the protocol shapes it: an object, map, dict, hash or array with a
 ``name`` that is a literal string and an ``inputSchema`` (the protocol's camelCase key; Anthropic's
-``input_schema`` tool format is not MCP), often with ``annotations`` holding camelCase hint keys::
+``input_schema`` tool format is not MCP, unless the object also has ``annotations``, which that
+format has not), often with ``annotations`` holding camelCase hint keys (an annotations value that
+is no literal, ``annotations: readOnly()``, makes every hint ``dynamic``)::
 
     { name: "search", description: "...", inputSchema: {...}, annotations: { readOnlyHint: true } }
     {"name": "search", "inputSchema": {...}}                        # Python, JSON-like
@@ -30,7 +32,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 
 from pipeline.scan.detect.deps import Dependencies
-from pipeline.scan.detect.model import FALSE, NO_ANNOTATIONS, TRUE, Annotations, Tool
+from pipeline.scan.detect.model import DYNAMIC, FALSE, NO_ANNOTATIONS, TRUE, Annotations, Tool
 from pipeline.scan.detect.sdks import SDKS
 from pipeline.scan.detect.source import SourceFile
 
@@ -41,7 +43,7 @@ _CLIENT = re.compile(rb"ClientSession|await\s+[\w.]+\.(?:list_tools|listTools)\(
 #: the hint keys of ``annotations`` and the fields they fill
 HINTS = {b"readOnlyHint": "read_only_hint", b"destructiveHint": "destructive_hint",
          b"idempotentHint": "idempotent_hint", b"openWorldHint": "open_world_hint"}
-_KEYS = b"name|inputSchema|annotations|title|" + b"|".join(HINTS)
+_KEYS = b"name|inputSchema|input_schema|annotations|title|" + b"|".join(HINTS)
 _KEY = rb"(?<![\w$.])[\"']?(?P<key>" + _KEYS + rb")[\"']?\s*(?::|=>|=(?!=))\s*" \
        rb"(?:(?P<q>[\"'])(?P<text>[^\"'\\\n]{0,200})(?P=q)|(?P<bool>[Tt]rue|[Ff]alse)\b)?"
 #: multi-line string forms, tried first: triple quotes (Python, Swift, Kotlin, Java, C# raw), Rust raw
@@ -113,7 +115,7 @@ def sdk_of(language: str, path: str, dependencies: Dependencies) -> str:
 
 def literal_tools(file: SourceFile, language: str, dependencies: Dependencies) -> Iterator[Tool]:
     """The protocol-shaped tool literals of ``file`` (see the module's docstring for when they count)."""
-    if b"inputSchema" not in file.data or _CLIENT.search(file.data) is not None:
+    if not (b"inputSchema" in file.data or b"input_schema" in file.data) or _CLIENT.search(file.data) is not None:
         return
     sdk = sdk_of(language, file.path, dependencies)
     rule = f"{language}.{sdk}.protocol-literal"
@@ -148,15 +150,19 @@ def _objects(data: bytes, style: str) -> Iterator[tuple[int, str, Annotations, s
 
 
 def _tool(frame: _Frame) -> tuple[int, str, Annotations, str | None] | None:
-    name, schema = frame.keys.get(b"name"), frame.keys.get(b"inputSchema")
-    if name is None or schema is None or name[1] is None:
+    name, keys = frame.keys.get(b"name"), frame.keys
+    schema = b"inputSchema" in keys or (b"input_schema" in keys and b"annotations" in keys)
+    if name is None or not schema or name[1] is None:
         return None
-    title = frame.keys.get(b"title")
+    title = keys.get(b"title")
     text = title[1].decode("utf-8", "replace") if title is not None and title[1] is not None else None
-    return name[0], name[1].decode("utf-8", "replace"), frame.annotations or NO_ANNOTATIONS, text
+    annotations = frame.annotations or (Annotations(source=DYNAMIC) if b"annotations" in keys else NO_ANNOTATIONS)
+    return name[0], name[1].decode("utf-8", "replace"), annotations, text
 
 
 def _annotations(frame: _Frame) -> Annotations:
+    if frame.opener == b"(" and not any(key in frame.keys for key in (*HINTS, b"title")):
+        return Annotations(source=DYNAMIC)  # a call (``readOnly()``) whose result is not read
     annotations = Annotations(source="inline")
     for key, hint in HINTS.items():
         value = frame.keys.get(key, (0, None))[1]
