@@ -1,4 +1,4 @@
-"""The Rust detector: rmcp, rust-mcp-sdk, pmcp and mcp-core tool definitions.
+"""The Rust detector: rmcp, rust-mcp-sdk, pmcp, mcp-core and mcp-spec tool definitions.
 
 Forms (rule ``rust.<sdk>.<form>``):
 
@@ -53,8 +53,8 @@ from pipeline.scan.detect.sdks import SDKS
 from pipeline.scan.detect.source import SourceFile
 from pipeline.scan.detect.syntax import Node, named
 
-MARKERS = (b"rmcp", b"pmcp", b"rust_mcp", b"mcp_core", b"toolannotations")
-_ORDER = ("rust-rmcp", "rust-pmcp", "rust-mcp-sdk", "rust-mcp-core")
+MARKERS = (b"rmcp", b"pmcp", b"rust_mcp", b"mcp_core", b"mcp_spec", b"toolannotations")
+_ORDER = ("rust-rmcp", "rust-pmcp", "rust-mcp-sdk", "rust-mcp-core", "rust-mcp-spec")
 _HINT_FIELDS = frozenset({"read_only_hint", "destructive_hint", "idempotent_hint", "open_world_hint"})
 _CRATE_PATHS = tuple(f"{crate}::".encode() for crate in CRATES)
 #: a file can define a preset or a wrapper only if it names the annotations type or a constructor

@@ -19,13 +19,14 @@ from pipeline.scan.detect.syntax import Node, named
 CRATES = {
     "rmcp": "rust-rmcp", "rust_mcp_sdk": "rust-mcp-sdk", "rust_mcp_macros": "rust-mcp-sdk",
     "pmcp": "rust-pmcp", "pmcp_macros": "rust-pmcp", "mcp_core": "rust-mcp-core", "mcp_core_macros": "rust-mcp-core",
+    "mcp_spec": "rust-mcp-spec",
 }
 IMPORT = re.compile(rb"(?<![\w:])(" + b"|".join(k.encode() for k in CRATES) + rb")::")
 #: attribute macro name -> SDKs it may belong to (resolved by the file's imports)
 ATTRIBUTES = {"tool": ("rust-rmcp", "rust-mcp-core"), "mcp_tool": ("rust-mcp-sdk", "rust-pmcp")}
 #: constructor type -> (SDKs, constructors, index of the annotations argument or -1)
 CONSTRUCTORS = {
-    "Tool": (("rust-rmcp", "rust-pmcp", "rust-mcp-sdk", "rust-mcp-core"), ("new", "new_with_raw"), -1),
+    "Tool": (("rust-rmcp", "rust-pmcp", "rust-mcp-sdk", "rust-mcp-core", "rust-mcp-spec"), ("new", "new_with_raw"), -1),
     "ToolInfo": (("rust-pmcp",), ("new", "with_annotations"), 3),
     "TypedTool": (("rust-pmcp",), ("new", "new_with_schema", "new_validated"), -1),
     "TypedSyncTool": (("rust-pmcp",), ("new", "new_with_schema"), -1),

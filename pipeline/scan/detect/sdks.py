@@ -67,6 +67,9 @@ _ALL = (
     Sdk("rust-pmcp", "rust", True, ("pmcp",)),
     # mcp-core's #[tool] macro writes all four hints with spec defaults, title = fn name
     Sdk("rust-mcp-core", "rust", True, ("mcp-core", "mcp_core"), wire="defaults-always"),
+    # the early mcp-spec / mcp-server 0.1 crates: Tool::new(name, description, schema) values a
+    # hand-written Router's list_tools returns
+    Sdk("rust-mcp-spec", "rust", True, ("mcp-spec", "mcp_spec")),
     # JVM
     Sdk("java-mcp", "java", True, ("io.modelcontextprotocol", "io.modelcontextprotocol.sdk:mcp",
                                    "io.modelcontextprotocol.sdk:mcp-core")),
