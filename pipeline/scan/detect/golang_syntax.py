@@ -26,12 +26,13 @@ TOOL_PACKAGES = {
     "github.com/modelcontextprotocol/go-sdk/mcp": "go-official",
     "github.com/mark3labs/mcp-go/mcp": "go-mcp-go",
     "github.com/strowk/foxy-contexts/pkg/mcp": "go-foxy-contexts",
+    "github.com/acrmp/mcp": "go-acrmp",
 }
 #: import path -> SDK key, for mcp-golang (its registration is ``server.RegisterTool``)
 GOLANG_PACKAGE = "github.com/metoro-io/mcp-golang"
 #: lower-cased import prefixes of the SDKs
 IMPORT_MARKERS = (b"github.com/modelcontextprotocol/go-sdk", b"github.com/mark3labs/mcp-go",
-                  b"github.com/metoro-io/mcp-golang", b"github.com/strowk/foxy-contexts")
+                  b"github.com/metoro-io/mcp-golang", b"github.com/strowk/foxy-contexts", b"github.com/acrmp/mcp")
 #: lower-cased text of a tool definition: without it, an SDK file defines no tool
 UNIT_MARKER = re.compile(rb"\.tool\s*\{|\.newtool(?:withrawschema)?\s*\(|\.registertool\s*\(")
 #: lower-cased text of what phase 1 learns, each (pattern, what must end just before it): a preset
@@ -124,7 +125,8 @@ def read_imports(file: SourceFile, specs: list[Node]) -> Imports:
             golang.add(alias or "mcp_golang")
         for prefix, key in (("github.com/modelcontextprotocol/go-sdk", "go-official"),
                             ("github.com/mark3labs/mcp-go", "go-mcp-go"), (GOLANG_PACKAGE, "go-mcp-golang"),
-                            ("github.com/strowk/foxy-contexts", "go-foxy-contexts")):
+                            ("github.com/strowk/foxy-contexts", "go-foxy-contexts"),
+                            ("github.com/acrmp/mcp", "go-acrmp")):
             if path == prefix or path.startswith(prefix + "/"):
                 sdks.add(key)
     return Imports(tools, frozenset(golang), frozenset(sdks))

@@ -61,6 +61,8 @@ _ALL = (
     Sdk("go-mcp-go", "go", True, ("github.com/mark3labs/mcp-go",), wire="mcp-go"),
     Sdk("go-mcp-golang", "go", True, ("github.com/metoro-io/mcp-golang",)),
     Sdk("go-foxy-contexts", "go", True, ("github.com/strowk/foxy-contexts",)),
+    # acrmp/mcp: []mcp.ToolDefinition{{Metadata: mcp.Tool{Name: ..}}} handed to mcp.NewServer
+    Sdk("go-acrmp", "go", True, ("github.com/acrmp/mcp",)),
     # Rust
     Sdk("rust-rmcp", "rust", True, ("rmcp",)),
     Sdk("rust-mcp-sdk", "rust", True, ("rust-mcp-sdk", "rust_mcp_sdk", "rust_mcp_macros")),
