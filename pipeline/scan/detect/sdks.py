@@ -49,7 +49,7 @@ _ALL = (
     Sdk("smolagents", "python", False, ("smolagents",)),
     # TypeScript / JavaScript
     Sdk("ts-mcp", "typescript", True, ("@modelcontextprotocol/sdk", "@modelcontextprotocol/server")),
-    Sdk("ts-fastmcp", "typescript", True, ("fastmcp",)),
+    Sdk("ts-fastmcp", "typescript", True, ("fastmcp", "litemcp")),  # litemcp: fastmcp's forerunner
     Sdk("ts-mastra", "typescript", True, ("@mastra/mcp",)),
     Sdk("ts-mcp-framework", "typescript", True, ("mcp-framework",)),
     Sdk("ts-azure-functions", "typescript", True, ("@azure/functions",)),

@@ -117,8 +117,8 @@ class Imports:
 
     @property
     def fastmcp(self) -> bool:
-        """punkpeye ``fastmcp``."""
-        return self._any("fastmcp")
+        """punkpeye ``fastmcp``, or ``litemcp``, the library it grew from (the same ``addTool({...})``)."""
+        return self._any("fastmcp", "litemcp")
 
     @property
     def mcp_framework(self) -> bool:
