@@ -45,7 +45,14 @@ HINTS = {b"readOnlyHint": "read_only_hint", b"destructiveHint": "destructive_hin
          b"idempotentHint": "idempotent_hint", b"openWorldHint": "open_world_hint"}
 _KEYS = b"name|inputSchema|input_schema|annotations|title|" + b"|".join(HINTS)
 _KEY = rb"(?<![\w$.])[\"']?(?P<key>" + _KEYS + rb")[\"']?\s*(?::|=>|=(?!=))\s*" \
-       rb"(?:(?P<q>[\"'])(?P<text>[^\"'\\\n]{0,200})(?P=q)|(?P<bool>[Tt]rue|[Ff]alse)\b)?"
+       rb"(?:(?P<q>[\"'])(?P<text>[^\"'\\\n]{0,200})(?P=q)|(?P<bool>[Tt]rue|[Ff]alse)\b" \
+       rb"|(?P<ref>[A-Za-z_$][\w$]*\.[A-Za-z_$][\w$]*)(?![\w$.(])(?:\s+as\s+string)?)?"
+#: ``enum Tools { SEARCH = "search" }`` and ``const Tools = { SEARCH: "search" }``: what ``Tools.SEARCH`` names
+_ENUM = re.compile(rb"\benum\s+(\w+)\s*\{([^{}]*)\}")
+_CONST_OBJECT = re.compile(rb"\bconst\s+(\w+)\s*(?::[^=\n]*)?=\s*\{([^{}]*)\}")
+_MEMBER = re.compile(rb"(\w+)\s*[:=]\s*[\"']([^\"'\n]{1,128})[\"']")
+#: a key's value that names a member (``Tools.SEARCH``), kept apart from literal values
+_REF = b"\0"
 #: multi-line string forms, tried first: triple quotes (Python, Swift, Kotlin, Java, C# raw), Rust raw
 #: strings, C# verbatim strings, template literals and Go raw strings
 _LONG_STRINGS = (rb'"""(?:.|\n)*?"""|\'\'\'(?:.|\n)*?\'\'\'|\br(?P<h>#+)"(?:.|\n)*?"(?P=h)|'
@@ -113,19 +120,34 @@ def sdk_of(language: str, path: str, dependencies: Dependencies) -> str:
                  and dependencies.find(s.packages, path) is not None), "protocol")
 
 
-def literal_tools(file: SourceFile, language: str, dependencies: Dependencies) -> Iterator[Tool]:
-    """The protocol-shaped tool literals of ``file`` (see the module's docstring for when they count)."""
+def members(files: Iterable[SourceFile]) -> dict[bytes, bytes]:
+    """``Enum.MEMBER`` -> its string, for the string enums and constant objects of ``files``."""
+    found: dict[bytes, bytes] = {}
+    for file in files:
+        if b"enum" not in file.data and b"const" not in file.data:
+            continue
+        for pattern in (_ENUM, _CONST_OBJECT):
+            for match in pattern.finditer(file.data):
+                for member in _MEMBER.finditer(match.group(2)):
+                    found.setdefault(match.group(1) + b"." + member.group(1), member.group(2))
+    return found
+
+
+def literal_tools(file: SourceFile, language: str, dependencies: Dependencies,
+                  named: dict[bytes, bytes] | None = None) -> Iterator[Tool]:
+    """The protocol-shaped tool literals of ``file`` (see the module's docstring for when they count);
+    a name written as ``Enum.MEMBER`` is read from ``named`` (``members``)."""
     if not (b"inputSchema" in file.data or b"input_schema" in file.data) or _CLIENT.search(file.data) is not None:
         return
     sdk = sdk_of(language, file.path, dependencies)
     rule = f"{language}.{sdk}.protocol-literal"
-    for offset, name, declared, title in _objects(file.data, _STYLE_OF.get(language, "c")):
+    for offset, name, declared, title in _objects(file.data, _STYLE_OF.get(language, "c"), named or {}):
         if TOOL_NAME.match(name):
             yield Tool(file.path, file.data.count(b"\n", 0, offset) + 1, sdk, name, rule, declared,
                        tool_title=title)
 
 
-def _objects(data: bytes, style: str) -> Iterator[tuple[int, str, Annotations, str | None]]:
+def _objects(data: bytes, style: str, named: dict[bytes, bytes]) -> Iterator[tuple[int, str, Annotations, str | None]]:
     """(offset of ``name``, name, annotations, title) of every frame holding a literal ``name`` and
     an ``inputSchema``."""
     stack: list[_Frame] = [_Frame(b"", None)]
@@ -133,6 +155,8 @@ def _objects(data: bytes, style: str) -> Iterator[tuple[int, str, Annotations, s
     for match in _TOKENS[style].finditer(data):
         if match["k"] is not None:
             value = match["text"] if match["text"] is not None else match["bool"]
+            if value is None and match["ref"] is not None:
+                value = _REF + match["ref"]
             stack[-1].keys.setdefault(match["key"], (match.start(), value))
             pending = match["key"] if value is None else None
         elif match["b"] is not None:
@@ -141,7 +165,7 @@ def _objects(data: bytes, style: str) -> Iterator[tuple[int, str, Annotations, s
                 stack.append(_Frame(token, pending))
             elif len(stack) > 1 and stack[-1].opener == _CLOSERS[token]:
                 frame = stack.pop()
-                found = _tool(frame)
+                found = _tool(frame, named)
                 if found is not None:
                     yield found
                 if frame.key_in_parent == b"annotations":
@@ -149,12 +173,16 @@ def _objects(data: bytes, style: str) -> Iterator[tuple[int, str, Annotations, s
             pending = None
 
 
-def _tool(frame: _Frame) -> tuple[int, str, Annotations, str | None] | None:
+def _tool(frame: _Frame, named: dict[bytes, bytes]) -> tuple[int, str, Annotations, str | None] | None:
     name, keys = frame.keys.get(b"name"), frame.keys
+    if name is not None and name[1] is not None and name[1].startswith(_REF):
+        name = (name[0], named.get(name[1][len(_REF):]))
     schema = b"inputSchema" in keys or (b"input_schema" in keys and b"annotations" in keys)
     if name is None or not schema or name[1] is None:
         return None
     title = keys.get(b"title")
+    if title is not None and title[1] is not None and title[1].startswith(_REF):
+        title = None
     text = title[1].decode("utf-8", "replace") if title is not None and title[1] is not None else None
     annotations = frame.annotations or (Annotations(source=DYNAMIC) if b"annotations" in keys else NO_ANNOTATIONS)
     return name[0], name[1].decode("utf-8", "replace"), annotations, text
@@ -169,6 +197,6 @@ def _annotations(frame: _Frame) -> Annotations:
         if value is not None and value.lower() in (b"true", b"false"):
             annotations = annotations.with_hint(hint, TRUE if value.lower() == b"true" else FALSE)
     title = frame.keys.get(b"title", (0, None))[1]
-    if title is not None:
+    if title is not None and not title.startswith(_REF):
         annotations = replace(annotations, title=title.decode("utf-8", "replace"), title_state=TRUE)
     return annotations

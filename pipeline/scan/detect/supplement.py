@@ -34,11 +34,12 @@ def supplement(tools: list[Tool], files: dict[str, list[SourceFile]], left_out: 
     named = [(t.tool_name, t.path.rpartition("/")[0]) for t in tools if t.is_mcp]
     unnamed = [t for t in tools if t.is_mcp and t.tool_name is None]
     made = factories.factories(f for f in every if not _test(roles, f.path)) if unnamed else {}
+    constants = literals.members(every)
     found: list[Tool] = []
     for language, group in sorted(files.items()):
         for file in (f for f in group if f.path not in seen):
             sdk = literals.sdk_of(language, file.path, dependencies)
-            for tool in (*literals.literal_tools(file, language, dependencies),
+            for tool in (*literals.literal_tools(file, language, dependencies, constants),
                          *_factory_calls(file, made, sdk, language, unnamed=unnamed, roles=roles)):
                 if not literals.named_nearby(named, tool):
                     named.append((tool.tool_name, tool.path.rpartition("/")[0]))
