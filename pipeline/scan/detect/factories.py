@@ -34,7 +34,11 @@ _DEFINITION = re.compile(
     re.MULTILINE)
 #: where a factory's body ends: the next definition at the start of a line
 _NEXT_TOP = re.compile(rb"^(?:export\s+|async\s+)?(?:const|let|var|function|def|class)\b", re.MULTILINE)
+_SCHEMA_WORDS = (b"schema", b"parameters", b"args")
 _SCHEMA_KEY = re.compile(rb"[\"']?\b(?:inputSchema|schema|parameters|input_schema|args)[\"']?\s*[:=,}]")
+#: ``name: param`` (not ``name: param.x`` or ``name: param()``), and the shorthand ``{ name }``
+_NAME_FROM = re.compile(rb"[\"']?\bname[\"']?\s*:\s*([A-Za-z_$][\w$]*)\b(?!\s*[.(\[])")
+_SHORTHAND = re.compile(rb"[{,]\s*name\s*[,}]")
 _STRING_ARG = re.compile(rb"\s*(?P<q>[\"'`])(?P<text>[^\"'`\\\n$]{1,128})(?P=q)\s*$")
 #: most bytes of a factory's body that are read
 _BODY_BYTES = 4000
@@ -52,7 +56,7 @@ def factories(files: Iterable[SourceFile]) -> dict[str, Factory]:
     """Every definition factory of ``files`` by name (of a name defined twice, the last one read)."""
     found: dict[str, Factory] = {}
     for file in files:
-        if b"name" not in file.data:
+        if b"name" not in file.data or not any(word in file.lower for word in _SCHEMA_WORDS):
             continue
         for match in _DEFINITION.finditer(file.data):
             name = (match["arrow"] or match["fn"] or b"").decode()
@@ -91,12 +95,11 @@ def _names(params: bytes) -> list[bytes]:
 
 
 def _name_position(body: bytes, params: list[bytes]) -> int | None:
-    for index, param in enumerate(params):
-        if param and re.search(rb"[\"']?\bname[\"']?\s*:\s*" + re.escape(param) + rb"\b(?!\s*[.(\[])", body):
-            return index
-        if param == b"name" and re.search(rb"[{,]\s*name\s*[,}]", body):
-            return index
-    return None
+    """The position of the parameter the body's ``name`` key is set from (``name: p``, or ``{ name }``)."""
+    given = set(_NAME_FROM.findall(body))
+    if b"name" in params and _SHORTHAND.search(body) is not None:
+        given.add(b"name")
+    return next((index for index, param in enumerate(params) if param and param in given), None)
 
 
 def _arguments(data: bytes, start: int) -> list[bytes]:

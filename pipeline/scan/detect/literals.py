@@ -51,6 +51,7 @@ _KEY = rb"(?<![\w$.])[\"']?(?P<key>" + _KEYS + rb")[\"']?\s*(?::|=>|=(?!=))\s*" 
 _ENUM = re.compile(rb"\benum\s+(\w+)\s*\{([^{}]*)\}")
 _CONST_OBJECT = re.compile(rb"\bconst\s+(\w+)\s*(?::[^=\n]*)?=\s*\{([^{}]*)\}")
 _MEMBER = re.compile(rb"(\w+)\s*[:=]\s*[\"']([^\"'\n]{1,128})[\"']")
+_NAMED_BY_MEMBER = re.compile(rb"\bname[\"']?\s*:\s*[A-Za-z_$][\w$]*\.[A-Za-z_$]")
 #: a key's value that names a member (``Tools.SEARCH``), kept apart from literal values
 _REF = b"\0"
 #: multi-line string forms, tried first: triple quotes (Python, Swift, Kotlin, Java, C# raw), Rust raw
@@ -118,6 +119,12 @@ def sdk_of(language: str, path: str, dependencies: Dependencies) -> str:
     """The MCP SDK of ``language`` that the manifest nearest ``path`` declares, else ``protocol``."""
     return next((s.key for s in SDKS.values() if s.language == language and s.is_mcp and s.packages
                  and dependencies.find(s.packages, path) is not None), "protocol")
+
+
+def names_a_member(file: SourceFile) -> bool:
+    """Whether ``file`` may name a tool by an enum's member (``name: TOOLS.SEARCH``): only then are
+    the tree's enums read."""
+    return b"inputSchema" in file.data and _NAMED_BY_MEMBER.search(file.data) is not None
 
 
 def members(files: Iterable[SourceFile]) -> dict[bytes, bytes]:

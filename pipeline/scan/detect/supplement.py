@@ -34,7 +34,8 @@ def supplement(tools: list[Tool], files: dict[str, list[SourceFile]], left_out: 
     named = [(t.tool_name, t.path.rpartition("/")[0]) for t in tools if t.is_mcp]
     unnamed = [t for t in tools if t.is_mcp and t.tool_name is None]
     made = factories.factories(f for f in every if not _test(roles, f.path)) if unnamed else {}
-    constants = literals.members(every)
+    unseen = [file for file in every if file.path not in seen]
+    constants = literals.members(every) if any(literals.names_a_member(f) for f in unseen) else {}
     found: list[Tool] = []
     for language, group in sorted(files.items()):
         for file in (f for f in group if f.path not in seen):
