@@ -9,22 +9,18 @@ from collections.abc import Iterator
 
 from pipeline.scan.detect.model import NO_ANNOTATIONS, Tool
 from pipeline.scan.detect.python_rules import DECORATORS, KNOWN_ROOTS, matches
-from pipeline.scan.detect.python_scope import Kind, Node, classify, keywords, positionals, string_value, text
+from pipeline.scan.detect.python_scope import (
+    Kind,
+    Node,
+    classify,
+    keywords,
+    parameters,
+    positionals,
+    string_value,
+    text,
+)
 from pipeline.scan.detect.python_wrapped import Rows
 from pipeline.scan.detect.syntax import enclosing
-
-
-def parameters(function: Node | None) -> set[str]:
-    """The parameter names of ``function`` (plain, typed, with defaults), none for ``None``."""
-    found: set[str] = set()
-    params = function.child_by_field_name("parameters") if function is not None else None
-    for param in params.named_children if params is not None else []:
-        name = param if param.type == "identifier" else param.child_by_field_name("name")
-        if name is None and param.named_children and param.named_children[0].type == "identifier":
-            name = param.named_children[0]  # typed_parameter: its name is its first child
-        if name is not None and name.type == "identifier":
-            found.add(name.text.decode("utf-8", "replace") if name.text is not None else "")
-    return found
 
 #: the key of Azure Functions' MCP extension (its tool trigger declares no hints)
 AZURE_FUNCTIONS = "python-azure-functions"

@@ -81,6 +81,20 @@ def string_value(data: bytes, node: Node | None) -> str | None:
     return unquote(text(data, node))
 
 
+def parameters(function: Node | None) -> dict[str, Node | None]:
+    """The parameters of ``function`` (plain, typed, with defaults, ``*args``): name -> the default's
+    node, ``None`` without one; none for ``None``."""
+    found: dict[str, Node | None] = {}
+    params = function.child_by_field_name("parameters") if function is not None else None
+    for param in params.named_children if params is not None else []:
+        name = param if param.type == "identifier" else param.child_by_field_name("name")
+        if name is None and param.named_children and param.named_children[0].type == "identifier":
+            name = param.named_children[0]  # typed_parameter, *args: the name is the first child
+        if name is not None and name.type == "identifier" and name.text is not None:
+            found[name.text.decode("utf-8", "replace")] = param.child_by_field_name("value")
+    return found
+
+
 def last_name(data: bytes, node: Node | None) -> str | None:
     """The last identifier of an identifier or attribute chain (``a.b.C`` -> ``C``)."""
     if node is None:

@@ -29,6 +29,7 @@ from pipeline.scan.detect.python_scope import (
     function_name,
     keywords,
     last_name,
+    parameters,
     positionals,
     string_value,
     text,
@@ -131,14 +132,8 @@ class Rows:
 
     def _default(self, node: Node) -> str | None:
         """The string default of the parameter ``node`` names, in the function around it."""
-        name = text(self.data, node)
-        function = enclosing(node, ("function_definition",))
-        params = function.child_by_field_name("parameters") if function is not None else None
-        for param in params.named_children if params is not None else []:
-            if param.type in ("default_parameter", "typed_default_parameter") and \
-                    text(self.data, param.child_by_field_name("name")) == name:
-                return string_value(self.data, param.child_by_field_name("value"))
-        return None
+        default = parameters(enclosing(node, ("function_definition",))).get(text(self.data, node))
+        return string_value(self.data, default)
 
     def _a_module(self, node: Node | None) -> bool:
         """Whether ``node`` names a module this file imports (``consts`` of ``from pkg import consts``)."""

@@ -23,7 +23,7 @@ from pipeline.scan.detect.source import SourceFile
 from pipeline.scan.detect.syntax import occurrences
 from pipeline.scan.detect.typescript_imports import Imports
 from pipeline.scan.detect.typescript_resolver import Resolver, bind
-from pipeline.scan.detect.typescript_values import Node, Ref, arguments, callee, unwrap
+from pipeline.scan.detect.typescript_values import Node, Ref, arguments, callee, params, unwrap
 from pipeline.scan.detect.typescript_wrappers import Wrapper
 
 _HINT_WORDS = ("readonlyhint", "destructivehint", "idempotenthint", "openworldhint")
@@ -115,20 +115,7 @@ def given(call: Ref) -> bool:
         return False
     name, node = receiver.text, call.node.parent
     while node is not None:
-        if node.type in _FUNCTIONS and name in _parameter_names(node):
+        if node.type in _FUNCTIONS and any(p.type == "identifier" and p.text == name for p in params(node, call.file)):
             return True
         node = node.parent
     return False
-
-
-def _parameter_names(function: Node) -> set[bytes]:
-    single = function.child_by_field_name("parameter")  # x => ...
-    if single is not None and single.text is not None:
-        return {single.text}
-    params = function.child_by_field_name("parameters")
-    names = set()
-    for param in params.named_children if params is not None else []:
-        named = param.child_by_field_name("pattern") if param.type != "identifier" else param
-        if named is not None and named.type == "identifier" and named.text is not None:
-            names.add(named.text)
-    return names
