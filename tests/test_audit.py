@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -85,6 +86,11 @@ def test_names_hints_and_roles_are_compared(audited: tuple[Path, Path]) -> None:
     assert totals["precision"] == 1.0
     assert totals["recall"] == pytest.approx(2 / 3)
     assert totals["blind_repositories"] == 0
+    seen_unnamed = replace(score, found=set(), unnamed_found=1)
+    unseen = replace(score, found=set(), unnamed_found=0)
+    assert audit.totals([seen_unnamed])["unnamed_only_repositories"] == 1
+    assert audit.totals([seen_unnamed])["blind_repositories"] == 0  # a row it cannot name: seen, not blind
+    assert audit.totals([unseen, seen_unnamed])["blind_repositories"] == 1
 
 
 def test_the_command_prints_and_writes_the_table(audited: tuple[Path, Path], tmp_path: Path) -> None:

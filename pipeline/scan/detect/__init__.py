@@ -26,10 +26,10 @@ from dataclasses import dataclass, replace
 from typing import Protocol
 
 from pipeline.scan.count import TermCounter
-from pipeline.scan.detect import deps, markers, paths
+from pipeline.scan.detect import deps, literals, markers, paths
 from pipeline.scan.detect.model import Exclusion, Tool
 from pipeline.scan.detect.sdks import SDKS
-from pipeline.scan.detect.source import SourceFile, extension, language_of
+from pipeline.scan.detect.source import SourceFile, extension, language_of, literal_language
 from pipeline.scan.detect.supplement import supplement
 from pipeline.scan.detect.typescript_imports import reexports_mcp_server
 from pipeline.scan.roles import RoleRules, rust_test_lines
@@ -160,6 +160,9 @@ class Detector:
             return
         if present is not None and present.isdisjoint(FIRST_WORDS):
             return
+        if kind == "literal":
+            self._keep_literal(path, data, detail)
+            return
         file = self._searched(path, data)
         if kind == "source" and self._kept_bytes + len(data) > MAX_KEPT_BYTES:
             kind, detail = "over-limit", f"more than {MAX_KEPT_BYTES} bytes of candidate source"
@@ -170,6 +173,12 @@ class Detector:
                 self._shims[language].append(file)
         elif file.has_any(KEEP_WORDS):
             self._files[detail].append(file)
+            self._kept_bytes += len(data)
+
+    def _keep_literal(self, path: str, data: bytes, language: str) -> None:
+        """Keep a file no detector parses when it may hold a tool literal (``literals.SHAPE_WORDS``)."""
+        if self._kept_bytes + len(data) <= MAX_KEPT_BYTES and any(w in data for w in literals.SHAPE_WORDS):
+            self._files[language].append(self._searched(path, data))
             self._kept_bytes += len(data)
 
     def _searched(self, path: str, data: bytes) -> SourceFile:
@@ -192,10 +201,12 @@ class Detector:
         tools: list[Tool] = []
         rules = roles if roles is not None else RoleRules()
         for language, files in sorted(self._files.items()):
+            if language not in LANGUAGES:
+                continue  # read for literals only, by ``supplement``
             tools.extend(self._run(factory(language)(self.dependencies), files, self._shims.get(language, []), rules))
         tools = supplement(tools, self._files, (x.path for x in self._exclusions), dependencies=self.dependencies,
                            roles=rules, place=lambda tool, file: _placed(self._versioned(tool), file, rules))
-        parsed = sum(len(files) for files in self._files.values())
+        parsed = sum(len(files) for language, files in self._files.items() if language in LANGUAGES)
         found = Detection(tuple(tools), tuple(self._exclusions), parsed)
         self._reset()
         return found
@@ -256,6 +267,8 @@ def _kind(path: str) -> tuple[str, str] | None:
     if deps.is_manifest(name):
         return "manifest", ""
     language = language_of(name)
+    if language is None and (literal := literal_language(name)) is not None:
+        return None if paths.exclusion_in(directory, name) is not None else ("literal", literal)
     if language is None and extension(name) not in paths.DOCS_EXTENSIONS:
         return None  # neither source nor docs: nothing the detector reads or records
     if (why := paths.exclusion_in(directory, name)) is not None:

@@ -203,7 +203,7 @@ class CSharpDetector:
         found = declared(attribute_pairs(file, node), file, self.known, "attribute", title_in_annotations=True)
         method_name = file.text(method.child_by_field_name("name"))
         name = found.name if found.name_written else derive_name(method_name, returns_async(method, file))
-        return _tool(file, node, name, "attribute", found)
+        return _tool(file, node, name, f"attribute{found.built if found.name_written else ''}", found)
 
     def _create(self, file: SourceFile, node: tree_sitter.Node, imported: bool) -> Tool | None:
         function = node.child_by_field_name("function")
@@ -265,7 +265,7 @@ class CSharpDetector:
         if not any(key == "Name" for key, _ in pairs):
             return None
         found = declared(iter(pairs), file, self.known, "inline", title_in_annotations=False)
-        return _tool(file, node, found.name, "protocol-tool", found)
+        return _tool(file, node, found.name, f"protocol-tool{found.built}", found)
 
 
 def _reflected(file: SourceFile, node: tree_sitter.Node) -> bool:

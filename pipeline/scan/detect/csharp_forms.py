@@ -51,6 +51,9 @@ class Declared:
     name_written: bool = False
     tool_title: str | None = None
     annotations: Annotations = field(default_factory=Annotations)
+    built: str = ""
+    """``-built`` for a name the source builds (``Prefix + nameof(Search)``), ``-dynamic`` when a
+    part of it is not known: the suffix of the row's form."""
 
 
 def snake_case_lower(name: str) -> str:
@@ -108,9 +111,15 @@ def constant(file: SourceFile, node: Node, index: CSharpIndex) -> str | None:
 
 
 def string_value(file: SourceFile, node: Node | None, index: CSharpIndex) -> str | None:
-    """A string literal, ``nameof(X.Y)`` or a known ``const string``; else None."""
+    """A string literal, ``nameof(X.Y)``, a known ``const string``, or a ``+`` of them
+    (``Prefix + nameof(Search)``); else None."""
     if node is None:
         return None
+    if node.type == "binary_expression" and file.text(node.child_by_field_name("operator")) == "+":
+        parts = [string_value(file, node.child_by_field_name(side), index) for side in ("left", "right")]
+        return None if None in parts else "".join(p for p in parts if p is not None)
+    if node.type == "parenthesized_expression" and node.named_children:
+        return string_value(file, node.named_children[0], index)
     if node.type == "invocation_expression" and file.text(node.child_by_field_name("function")) == "nameof":
         args = node.child_by_field_name("arguments")
         return last_name(file, args).strip("()") if args is not None else None
@@ -131,11 +140,12 @@ def declared(pairs: Iterator[tuple[str, Node]], file: SourceFile, index: CSharpI
              source: str, title_in_annotations: bool) -> Declared:
     """Fold ``Key = value`` pairs into a ``Declared``; ``title_in_annotations`` when ``Title`` sets both titles."""
     name: str | None = None
-    name_written, tool_title = False, None
+    name_written, tool_title, built = False, None, ""
     ann = Annotations()
     for key, value in pairs:
         if key == "Name":
             name, name_written = string_value(file, value, index), True
+            built = ("-built" if name is not None else "-dynamic") if value.type == "binary_expression" else ""
         elif key == "Title":
             title = string_value(file, value, index)
             ann = _titled(ann, title, source) if title_in_annotations else ann
@@ -144,7 +154,7 @@ def declared(pairs: Iterator[tuple[str, Node]], file: SourceFile, index: CSharpI
             ann = annotations_value(file, value, index)
         elif (hint := hint_field(key)) is not None and key in ANNOTATION_KEYS:
             ann = ann.with_hint(hint, hint_value(file, value, index)).with_source(source)
-    return Declared(name, name_written, tool_title, ann)
+    return Declared(name, name_written, tool_title, ann, built)
 
 
 _HINT_KEYS = frozenset({"ReadOnlyHint", "DestructiveHint", "IdempotentHint", "OpenWorldHint"})

@@ -39,6 +39,10 @@ _SCHEMA_KEY = re.compile(rb"[\"']?\b(?:inputSchema|schema|parameters|input_schem
 #: ``name: param`` (not ``name: param.x`` or ``name: param()``), and the shorthand ``{ name }``
 _NAME_FROM = re.compile(rb"[\"']?\bname[\"']?\s*:\s*([A-Za-z_$][\w$]*)\b(?!\s*[.(\[])")
 _SHORTHAND = re.compile(rb"[{,]\s*name\s*[,}]")
+#: ``name: config.name``: the name is a field of the object the factory is given
+_NAME_FIELD = re.compile(rb"[\"']?\bname[\"']?\s*:\s*([A-Za-z_$][\w$]*)\.name\b(?!\s*[.(\[])")
+#: a ``name`` key with a literal string in an object literal a factory is called with
+_OBJECT_NAME = re.compile(rb"(?<![\w$.])[\"']?name[\"']?\s*:\s*(?P<q>[\"'`])(?P<text>[^\"'`\\\n$]{1,128})(?P=q)")
 _STRING_ARG = re.compile(rb"\s*(?P<q>[\"'`])(?P<text>[^\"'`\\\n$]{1,128})(?P=q)\s*$")
 #: most bytes of a factory's body that are read
 _BODY_BYTES = 4000
@@ -50,6 +54,8 @@ class Factory:
 
     name: str
     position: int
+    field: bool = False
+    """whether the name is that argument's ``name`` (``name: config.name``; the call passes an object)."""
 
 
 def factories(files: Iterable[SourceFile]) -> dict[str, Factory]:
@@ -64,21 +70,23 @@ def factories(files: Iterable[SourceFile]) -> dict[str, Factory]:
             rest = file.data[match.end():match.end() + _BODY_BYTES]
             end = _NEXT_TOP.search(rest)
             body = rest[:end.start()] if end is not None else rest
-            position = _name_position(body, params)
+            position, field = _name_position(body, params)
             if position is not None and _SCHEMA_KEY.search(body) is not None:
-                found[name] = Factory(name, position)
+                found[name] = Factory(name, position, field)
     return found
 
 
 def calls(file: SourceFile, made: dict[str, Factory], sdk: str, language: str) -> Iterator[Tool]:
     """The tools ``file`` makes by calling one of ``made`` with a literal name."""
     for name, factory in made.items():
-        for match in re.finditer(rb"(?<![\w$.])" + re.escape(name.encode()) + rb"\s*\(", file.data):
+        called = rb"(?<![\w$.])" + re.escape(name.encode()) + rb"\s*(?:<[^()\n]{0,200}?>\s*)?\("  # F<T>( too
+        for match in re.finditer(called, file.data):
             before = file.data[file.data.rfind(b"\n", 0, match.start()) + 1:match.start()]
             if re.search(rb"(?:function\s*\*?|def)\s+$", before):
                 continue  # the factory's own definition
             args = _arguments(file.data, match.end())
-            literal = _STRING_ARG.match(args[factory.position]) if len(args) > factory.position else None
+            given = args[factory.position] if len(args) > factory.position else b""
+            literal = _object_name(given) if factory.field else _STRING_ARG.match(given)
             if literal is not None and TOOL_NAME.match(literal["text"].decode("utf-8", "replace")):
                 yield Tool(file.path, file.data.count(b"\n", 0, match.start()) + 1, sdk,
                            literal["text"].decode("utf-8", "replace"), f"{language}.{sdk}.factory-call",
@@ -94,12 +102,29 @@ def _names(params: bytes) -> list[bytes]:
     return names
 
 
-def _name_position(body: bytes, params: list[bytes]) -> int | None:
-    """The position of the parameter the body's ``name`` key is set from (``name: p``, or ``{ name }``)."""
+def _name_position(body: bytes, params: list[bytes]) -> tuple[int | None, bool]:
+    """The position of the parameter the body's ``name`` key is set from (``name: p``, or ``{ name }``),
+    and whether it is that parameter's ``name`` (``name: config.name``)."""
     given = set(_NAME_FROM.findall(body))
     if b"name" in params and _SHORTHAND.search(body) is not None:
         given.add(b"name")
-    return next((index for index, param in enumerate(params) if param and param in given), None)
+    direct = next((index for index, param in enumerate(params) if param and param in given), None)
+    if direct is not None:
+        return direct, False
+    fields = set(_NAME_FIELD.findall(body))
+    return next((index for index, param in enumerate(params) if param and param in fields), None), True
+
+
+def _object_name(argument: bytes) -> re.Match[bytes] | None:
+    """The literal ``name`` key of an object literal argument (``{ name: "x", ... }``), at its top level."""
+    body = argument.strip()
+    if not body.startswith(b"{"):
+        return None
+    for found in _OBJECT_NAME.finditer(body):
+        before = body[:found.start()]
+        if before.count(b"{") - before.count(b"}") == 1 and before.count(b"[") == before.count(b"]"):
+            return found
+    return None
 
 
 def _arguments(data: bytes, start: int) -> list[bytes]:

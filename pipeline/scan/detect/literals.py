@@ -12,6 +12,15 @@ is no literal, ``annotations: readOnly()``, makes every hint ``dynamic``)::
     {"name": "search", "inputSchema": {...}}                        # Python, JSON-like
     [ 'name' => 'search', 'inputSchema' => [...] ]                  # PHP
     Tool(name = "search", inputSchema = ...)                        # keyword arguments
+    object [ "name" .= ("search" :: Text), "inputSchema" .= ... ]   # Haskell (Aeson)
+
+An object with no schema key counts too when it holds a literal ``name``, a ``description`` and an
+``annotations`` of literal hints (``ToolSpec { name: "x".into(), description, parameters_schema,
+annotations: Some(json!({"readOnlyHint": true})) }``), but only in a language in which no language
+detector found a registration in the tree (elsewhere such objects are configurations another module
+registers). Files of languages no detector parses (Haskell, Lua, Elixir, Dart, C, ...; see
+``source.LITERAL_LANGUAGES``) are read for literals alone, and a JSON file only where code of a
+related folder names it (``//go:embed tools_list.json``).
 
 Such a literal is a tool when the tree registers MCP tools (a language detector found one) or
 answers ``tools/list`` itself (some kept file names ``tools/list``, ``ListToolsRequestSchema``,
@@ -43,10 +52,22 @@ _CLIENT = re.compile(rb"ClientSession|await\s+[\w.]+\.(?:list_tools|listTools)\(
 #: the hint keys of ``annotations`` and the fields they fill
 HINTS = {b"readOnlyHint": "read_only_hint", b"destructiveHint": "destructive_hint",
          b"idempotentHint": "idempotent_hint", b"openWorldHint": "open_world_hint"}
+#: a file holds a tool literal only if it names one of these
+SHAPE_WORDS = (b"inputSchema", b"input_schema", *HINTS)
 _KEYS = b"name|inputSchema|input_schema|annotations|title|" + b"|".join(HINTS)
-_KEY = rb"(?<![\w$.])[\"']?(?P<key>" + _KEYS + rb")[\"']?\s*(?::|=>|=(?!=))\s*" \
-       rb"(?:(?P<q>[\"'])(?P<text>[^\"'\\\n]{0,200})(?P=q)|(?P<bool>[Tt]rue|[Ff]alse)\b" \
-       rb"|(?P<ref>[A-Za-z_$][\w$]*\.[A-Za-z_$][\w$]*)(?![\w$.(])(?:\s+as\s+string)?)?"
+
+
+def _key(schemaless: bool) -> bytes:
+    """A key and its value when that is a literal: ``name: "x"``, ``"name" => 'x'``, ``name = "x"``,
+    Haskell's ``"name" .= ("x" :: Text)``, a boolean, or an enum's member (``Tools.SEARCH``);
+    ``description`` is a key only for the ``schemaless`` reading (it is common: reading it costs)."""
+    keys = b"description|" + _KEYS if schemaless else _KEYS
+    return rb"(?<![\w$.])[\"']?(?P<key>" + keys + rb")[\"']?\s*(?::|=>|\.=|=(?!=))\s*" \
+        rb"(?:(?P<q>[\"'])(?P<text>[^\"'\\\n]{0,200})(?P=q)|(?P<bool>[Tt]rue|[Ff]alse)\b" \
+        rb"|\(\s*(?P<tq>[\"'])(?P<typed>[^\"'\\\n]{0,200})(?P=tq)\s*::\s*[\w.]+\s*\)" \
+        rb"|(?P<ref>[A-Za-z_$][\w$]*\.[A-Za-z_$][\w$]*)(?![\w$.(])(?:\s+as\s+string)?)?"
+
+
 #: ``enum Tools { SEARCH = "search" }`` and ``const Tools = { SEARCH: "search" }``: what ``Tools.SEARCH`` names
 _ENUM = re.compile(rb"\benum\s+(\w+)\s*\{([^{}]*)\}")
 _CONST_OBJECT = re.compile(rb"\bconst\s+(\w+)\s*(?::[^=\n]*)?=\s*\{([^{}]*)\}")
@@ -62,18 +83,30 @@ _LINE_STRINGS = rb"\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'"
 _SPANNING_STRINGS = rb"\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'"  # PHP, Ruby, Rust: a quote may span lines
 _C_COMMENTS = rb"//[^\n]*|/\*.*?\*/"
 _HASH_COMMENTS = rb"#[^\n]*"
+_DASH_COMMENTS = rb"--[^\n]*|\{-.*?-\}"  # Haskell, Lua (its --[[ ]] blocks read as lines)
 #: per language family: its comments, and whether ordinary strings may span lines
 _STYLES = {"c": (_C_COMMENTS, _LINE_STRINGS), "hash": (_HASH_COMMENTS, _LINE_STRINGS),
-           "c-spanning": (_C_COMMENTS, _SPANNING_STRINGS), "hash-spanning": (_HASH_COMMENTS, _SPANNING_STRINGS)}
+           "c-spanning": (_C_COMMENTS, _SPANNING_STRINGS), "hash-spanning": (_HASH_COMMENTS, _SPANNING_STRINGS),
+           "dash": (_DASH_COMMENTS, _LINE_STRINGS)}
 _TOKENS = {
-    style: re.compile(rb"(?P<k>" + _KEY + rb")|(?P<s>" + comments + rb"|" + _LONG_STRINGS + rb"|" + strings
-                      + rb")|(?P<b>[{}\[\]()])", re.DOTALL)
-    for style, (comments, strings) in _STYLES.items()
+    (style, schemaless): re.compile(rb"(?P<k>" + _key(schemaless) + rb")|(?P<s>" + comments + rb"|" + _LONG_STRINGS
+                                    + rb"|" + strings + rb")|(?P<b>[{}\[\]()])", re.DOTALL)
+    for style, (comments, strings) in _STYLES.items() for schemaless in (False, True)
 }
-_STYLE_OF = {"python": "hash", "ruby": "hash-spanning", "php": "c-spanning", "rust": "c-spanning"}
+_STYLE_OF = {"python": "hash", "ruby": "hash-spanning", "php": "c-spanning", "rust": "c-spanning",
+             "haskell": "dash", "lua": "dash", "elixir": "hash", "julia": "hash", "perl": "hash", "r": "hash",
+             "crystal": "hash-spanning", "nim": "hash"}
 #: what a tool's name looks like: no spaces, no sentences
 TOOL_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.:/\-]{0,127}$")
 _CLOSERS = {b"}": b"{", b"]": b"[", b")": b"("}
+#: calls that hand the hints they wrap on unchanged: ``Some(json!({"readOnlyHint": true}))``,
+#: ``ToolAnnotations(**{"readOnlyHint": True})``; a project's preset (``readOnly({...})``) is not read
+_TRANSPARENT = frozenset({b"Some", b"json!", b"ToolAnnotations", b"dict"})
+_CALLEE = re.compile(rb"([\w!]+)\s*$")
+
+
+#: (offset of ``name``, name, annotations, title, whether the object has a schema key)
+_Found = tuple[int, str, Annotations, str | None, bool]
 
 
 @dataclass
@@ -83,6 +116,10 @@ class _Frame:
     keys: dict[bytes, tuple[int, bytes | None]] = field(default_factory=dict)
     """key -> (offset of the key, its literal string or boolean, if any)."""
     annotations: Annotations | None = None
+    at: int = 0
+    """where the frame opens (a ``(`` frame's callee is read from there when it matters)."""
+    inner: Annotations | None = None
+    """the hints of an object this frame (a call) wraps, for an ``annotations`` key above it."""
 
 
 def serves_list(files: Iterable[SourceFile]) -> bool:
@@ -90,11 +127,13 @@ def serves_list(files: Iterable[SourceFile]) -> bool:
     return any(any(marker in file.lower for marker in SERVES_LIST) for file in files)
 
 
-def named_nearby(named: Iterable[tuple[str | None, str]], tool: Tool) -> bool:
-    """Whether one of ``named`` ((tool name, folder) pairs) has ``tool``'s name in its folder, a
-    folder above it or one below it."""
+def named_nearby(named: Iterable[tuple[str | None, str, str]], tool: Tool) -> bool:
+    """Whether one of ``named`` ((tool name, folder, role)) has ``tool``'s name in its folder, a
+    folder above it or one below it: a server's tool, or one of ``tool``'s own role (an example's
+    tool of the same name hides no server's)."""
     folder = tool.path.rpartition("/")[0]
-    return any(name == tool.tool_name and related(folder, other) for name, other in named)
+    return any(name == tool.tool_name and related(folder, other) and role in ("server", tool.role)
+               for name, other, role in named)
 
 
 def related(one: str, other: str) -> bool:
@@ -121,6 +160,15 @@ def sdk_of(language: str, path: str, dependencies: Dependencies) -> str:
                  and dependencies.find(s.packages, path) is not None), "protocol")
 
 
+def referenced(file: SourceFile, files: Iterable[SourceFile]) -> bool:
+    """Whether code of a related folder (``related``) names ``file`` (``//go:embed tools.json``,
+    ``require("./tools.json")``): a JSON file's tools count only then, not a fixture, a recording or
+    a catalogue of other servers' tools."""
+    folder, _, base = file.path.rpartition("/")
+    return any(base.encode() in other.data for other in files if not other.path.endswith(".json")
+               and related(folder, other.path.rpartition("/")[0]))
+
+
 def names_a_member(file: SourceFile) -> bool:
     """Whether ``file`` may name a tool by an enum's member (``name: TOOLS.SEARCH``): only then are
     the tree's enums read."""
@@ -141,27 +189,30 @@ def members(files: Iterable[SourceFile]) -> dict[bytes, bytes]:
 
 
 def literal_tools(file: SourceFile, language: str, dependencies: Dependencies,
-                  named: dict[bytes, bytes] | None = None) -> Iterator[Tool]:
+                  named: dict[bytes, bytes] | None = None, *, schemaless: bool = False) -> Iterator[Tool]:
     """The protocol-shaped tool literals of ``file`` (see the module's docstring for when they count);
-    a name written as ``Enum.MEMBER`` is read from ``named`` (``members``)."""
-    if not (b"inputSchema" in file.data or b"input_schema" in file.data) or _CLIENT.search(file.data) is not None:
+    a name written as ``Enum.MEMBER`` is read from ``named`` (``members``); with ``schemaless``, also
+    the objects with no schema key that hold a ``description`` and literal hints in ``annotations``."""
+    words = SHAPE_WORDS if schemaless else SHAPE_WORDS[:2]  # hints alone make a tool only schemaless
+    if not any(word in file.data for word in words) or _CLIENT.search(file.data) is not None:
         return
     sdk = sdk_of(language, file.path, dependencies)
     rule = f"{language}.{sdk}.protocol-literal"
-    for offset, name, declared, title in _objects(file.data, _STYLE_OF.get(language, "c"), named or {}):
-        if TOOL_NAME.match(name):
+    style = (_STYLE_OF.get(language, "c"), schemaless)
+    for offset, name, declared, title, with_schema in _objects(file.data, style, named or {}):
+        if TOOL_NAME.match(name) and (with_schema or schemaless):
             yield Tool(file.path, file.data.count(b"\n", 0, offset) + 1, sdk, name, rule, declared,
                        tool_title=title)
 
 
-def _objects(data: bytes, style: str, named: dict[bytes, bytes]) -> Iterator[tuple[int, str, Annotations, str | None]]:
-    """(offset of ``name``, name, annotations, title) of every frame holding a literal ``name`` and
-    an ``inputSchema``."""
+def _objects(data: bytes, style: tuple[str, bool], named: dict[bytes, bytes]) -> Iterator[_Found]:
+    """(offset of ``name``, name, annotations, title, whether a schema key is there) of every frame
+    holding a literal ``name`` and an ``inputSchema``, or a ``description`` and literal hints."""
     stack: list[_Frame] = [_Frame(b"", None)]
     pending: bytes | None = None
     for match in _TOKENS[style].finditer(data):
         if match["k"] is not None:
-            value = match["text"] if match["text"] is not None else match["bool"]
+            value = next((match[g] for g in ("text", "typed", "bool") if match[g] is not None), None)
             if value is None and match["ref"] is not None:
                 value = _REF + match["ref"]
             stack[-1].keys.setdefault(match["key"], (match.start(), value))
@@ -169,30 +220,40 @@ def _objects(data: bytes, style: str, named: dict[bytes, bytes]) -> Iterator[tup
         elif match["b"] is not None:
             token = match["b"]
             if token in b"{[(":
-                stack.append(_Frame(token, pending))
+                stack.append(_Frame(token, pending, at=match.start()))
             elif len(stack) > 1 and stack[-1].opener == _CLOSERS[token]:
                 frame = stack.pop()
                 found = _tool(frame, named)
                 if found is not None:
                     yield found
+                hinted = _annotations(frame) if any(k in frame.keys for k in HINTS) else frame.inner
                 if frame.key_in_parent == b"annotations":
-                    stack[-1].annotations = _annotations(frame)
+                    stack[-1].annotations = hinted or _annotations(frame)
+                elif hinted is not None and stack[-1].opener == b"(" and _callee(data, stack[-1].at) in _TRANSPARENT:
+                    stack[-1].inner = hinted  # Some(json!({"readOnlyHint": true})): hints inside a wrapping call
             pending = None
 
 
-def _tool(frame: _Frame, named: dict[bytes, bytes]) -> tuple[int, str, Annotations, str | None] | None:
+def _callee(data: bytes, at: int) -> bytes:
+    """The last name of what the ``(`` at ``at`` calls (``types.ToolAnnotations(`` -> ``ToolAnnotations``)."""
+    found = _CALLEE.search(data, max(at - 64, 0), at)
+    return found.group(1) if found is not None else b""
+
+
+def _tool(frame: _Frame, named: dict[bytes, bytes]) -> _Found | None:
     name, keys = frame.keys.get(b"name"), frame.keys
     if name is not None and name[1] is not None and name[1].startswith(_REF):
         name = (name[0], named.get(name[1][len(_REF):]))
+    hinted = frame.annotations is not None and frame.annotations.source == "inline" and b"description" in keys
     schema = b"inputSchema" in keys or (b"input_schema" in keys and b"annotations" in keys)
-    if name is None or not schema or name[1] is None:
+    if name is None or not (schema or hinted) or name[1] is None:
         return None
     title = keys.get(b"title")
     if title is not None and title[1] is not None and title[1].startswith(_REF):
         title = None
     text = title[1].decode("utf-8", "replace") if title is not None and title[1] is not None else None
     annotations = frame.annotations or (Annotations(source=DYNAMIC) if b"annotations" in keys else NO_ANNOTATIONS)
-    return name[0], name[1].decode("utf-8", "replace"), annotations, text
+    return name[0], name[1].decode("utf-8", "replace"), annotations, text, schema
 
 
 def _annotations(frame: _Frame) -> Annotations:

@@ -164,6 +164,8 @@ class PythonDetector:
         for node in found.get("definition", []):
             if node.start_byte not in calls and not (wrapped and self._inside_wrapper(file.path, node)):
                 yield from filter(None, [forms.definition(node)])
+        for node in found.get("private", []):
+            yield from filter(None, [forms.private_table(node)])
 
     def _wrapper_calls(self, file: SourceFile) -> list[Node]:
         """Plain calls of the project's wrapper functions that take the tool's function

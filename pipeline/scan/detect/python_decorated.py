@@ -94,7 +94,13 @@ class DecoratedForms(Rows):
         if method != "tool" or kind.flavor == "lowlevel" or (not called and kind.flavor != "fastmcp"):
             return None  # the official SDK raises TypeError on a bare @mcp.tool
         form = "decorator-v2" if kind.flavor == "v2" else "decorator"
-        return self._row(at, kind.sdk, form, self._name(args, "name", fn), args)
+        name = self._name(args, "name", fn)
+        namespace = self.index.mounts.namespace(self.file.path, text(self.data, receiver)) \
+            if receiver is not None and receiver.type == "identifier" and kind.flavor == "fastmcp" else None
+        if namespace is not None:  # served by the server it is mounted on as namespace_name
+            form = f"{form}-mounted" if namespace else f"{form}-mounted-dynamic"
+            name = f"{namespace}_{name}" if namespace and name else None
+        return self._row(at, kind.sdk, form, name, args)
 
     def _receiver_kind(self, function: Node) -> Kind | None:
         bound = self.scope.receiver(function.child_by_field_name("object"))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from pipeline.scan.detect.model import Tool
+from pipeline.scan.detect.model import NO_ANNOTATIONS, Tool
 from pipeline.scan.detect.python_decorated import DecoratedForms
 from pipeline.scan.detect.python_index import server_bases
 from pipeline.scan.detect.python_loops import loop_iterated
@@ -17,9 +17,11 @@ from pipeline.scan.detect.python_rules import FROM_FUNCTION
 from pipeline.scan.detect.python_scope import (
     Kind,
     Node,
+    classify,
     function_name,
     keywords,
     positionals,
+    string_value,
     text,
 )
 from pipeline.scan.detect.python_wrappers import parameter_names
@@ -50,6 +52,21 @@ class FileForms(DecoratedForms):
         else:
             found = self._low_level(node, function, args)
         return [found] if found is not None else []
+
+    def private_table(self, node: Node) -> Tool | None:
+        """``mcp._tool_manager._tools[key] = tool``: a tool written into a FastMCP server's own table,
+        past its API (rule ``private-table``); named by a literal key, else ``dynamic``."""
+        table = node.child_by_field_name("left")
+        manager = table.child_by_field_name("value") if table is not None else None
+        owner = manager.child_by_field_name("object") if manager is not None else None
+        server = owner.child_by_field_name("object") if owner is not None else None
+        kind = classify(self.scope.receiver(server)) if server is not None else None  # a known server only
+        if kind is None or kind.flavor not in ("fastmcp", "v1", "v2"):
+            return None
+        key = table.child_by_field_name("subscript") if table is not None else None
+        name = string_value(self.data, key)
+        return self._tool(node, kind.sdk, "private-table" if name is not None else "private-table-dynamic", name,
+                          NO_ANNOTATIONS)
 
     def _given_add_tool(self, function: Node, args: Node | None) -> bool:
         """Whether a bare ``add_tool(fn, ...)`` calls the SDK's method a function was given

@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from pipeline.scan.detect.model import hint_field
 from pipeline.scan.detect.python_annotations import Helper, Presets, entries, is_hint_entries
 from pipeline.scan.detect.python_loops import module_list
-from pipeline.scan.detect.python_scope import Kind, Node, Scope, classify, keywords, last_name, text
+from pipeline.scan.detect.python_mounts import Mounts
+from pipeline.scan.detect.python_scope import Kind, Node, Scope, classify, keywords, last_name, module_paths, text
 from pipeline.scan.detect.python_wrappers import Wrapper, definition_decorator_at, parameters, wrapper_at
 from pipeline.scan.detect.source import SourceFile
 from pipeline.scan.detect.syntax import descendants, enclosing, unquote, upper_constant
@@ -62,6 +63,8 @@ class ProjectIndex:
     modules: dict[str, SourceFile] = field(default_factory=dict)
     """every Python file kept for the detector, by path (a list another module imports is read there)."""
     _looked_up: dict[str, str | None] = field(default_factory=dict)
+    mounts: Mounts = field(default_factory=Mounts)
+    """servers mounted on another under a namespace (``python_mounts``)."""
     server_classes: dict[str, str] = field(default_factory=dict)
     """a project's subclasses of an SDK server class, by name -> the SDK class's qualified name
     (``class GitGuardianFastMCP(FastMCP)``): an object another module builds with one is a server."""
@@ -112,6 +115,8 @@ class ProjectIndex:
         for node in found.get("call", []):
             self._on_list_tools(data, node)
             self._wrapper(path, data, scope, node, sdk)
+        for node in found.get("mount", []):
+            self.mounts.learn(path, data, scope, node)
         self.learn_classes(data, scope, found)
         for node in found.get("annotations", []):
             if (made := definition_decorator_at(data, node, sdk)) is not None:
@@ -226,19 +231,6 @@ def _module_level(node: Node) -> bool:
     return statement is not None and statement.parent is not None and statement.parent.type == "module"
 
 
-
-
-def module_paths(module: str, importer: str) -> tuple[str, ...]:
-    """The files a dotted ``module`` may be, seen from ``importer`` (``.server`` is a sibling)."""
-    if not module:
-        return ()
-    dots = len(module) - len(module.lstrip("."))
-    parts = [p for p in module.lstrip(".").split(".") if p]
-    if dots:
-        folders = importer.split("/")[:-1]
-        parts = folders[: max(len(folders) - (dots - 1), 0)] + parts
-    base = "/".join(parts)
-    return (f"{base}.py", f"{base}/__init__.py") if base else ()
 
 
 def _shared_folders(path: str, other: str) -> int:

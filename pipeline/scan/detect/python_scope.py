@@ -95,6 +95,19 @@ def parameters(function: Node | None) -> dict[str, Node | None]:
     return found
 
 
+def module_paths(module: str, importer: str) -> tuple[str, ...]:
+    """The files a dotted ``module`` may be, seen from ``importer`` (``.server`` is a sibling)."""
+    if not module:
+        return ()
+    dots = len(module) - len(module.lstrip("."))
+    parts = [p for p in module.lstrip(".").split(".") if p]
+    if dots:
+        folders = importer.split("/")[:-1]
+        parts = folders[: max(len(folders) - (dots - 1), 0)] + parts
+    base = "/".join(parts)
+    return (f"{base}.py", f"{base}/__init__.py") if base else ()
+
+
 def last_name(data: bytes, node: Node | None) -> str | None:
     """The last identifier of an identifier or attribute chain (``a.b.C`` -> ``C``)."""
     if node is None:

@@ -24,6 +24,9 @@ _QUERY = """
 (call arguments: (argument_list
   (keyword_argument name: (identifier) @_keyword (#eq? @_keyword "annotations")))) @definition
 (call arguments: (argument_list (keyword_argument name: (identifier) @_key (#eq? @_key "on_list_tools")))) @call
+(assignment left: (subscript value: (attribute object: (attribute attribute: (identifier) @_tm)
+  attribute: (identifier) @_tt)) (#eq? @_tm "_tool_manager") (#eq? @_tt "_tools")) @private
+(call function: (attribute attribute: (identifier) @_mount (#any-of? @_mount "mount" "import_server"))) @mount
 (decorated_definition) @decorated
 (function_definition) @function
 (class_definition) @class

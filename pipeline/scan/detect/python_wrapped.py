@@ -18,6 +18,7 @@ import re
 from pipeline.scan.detect.deps import Dependencies
 from pipeline.scan.detect.model import DYNAMIC, FALSE, HINT_FIELDS, TRUE, Annotations, Tool
 from pipeline.scan.detect.python_annotations import Entry, Reader
+from pipeline.scan.detect.python_evaluate import Evaluator
 from pipeline.scan.detect.python_index import ProjectIndex
 from pipeline.scan.detect.python_loops import loop_elements, loop_iterated
 from pipeline.scan.detect.python_rules import KNOWN_ROOTS, declared, fallback
@@ -101,10 +102,25 @@ class Rows:
             if found is None and node.type == "identifier":
                 found = self._module_string(node) or self.index.module_constant(text(self.data, node)) \
                     or self._default(node)
+            if found is None and node.type == "identifier":
+                return self._evaluated(self._evaluator().local(node))
             return found
         if node.type == "binary_operator" or (node.type == "string" and _interpolated(node)):
             return self._built(node)
+        if node.type == "call":
+            return self._evaluated(self._evaluator().call(node))
         return string_value(self.data, node)
+
+    def _evaluator(self) -> Evaluator:
+        """An evaluator for this file's names (made per use: held by ``self`` it would make a cycle
+        that keeps the tree's files alive until the garbage collector runs)."""
+        return Evaluator(self.file, self.scope, self.index, self._literal)
+
+    def _evaluated(self, value: str | None) -> str | None:
+        """A name a local or a project function gives (``python_evaluate``): read, so ``-built``."""
+        if value is not None and self.built_name != "dynamic":
+            self.built_name = "built"
+        return value
 
     def _built(self, node: Node) -> str | None:
         """A name the source builds (``PREFIX + "search"``, ``f"{PREFIX}search"``) from parts that are

@@ -41,6 +41,21 @@ GRAMMARS: dict[str, tuple[str, str, str]] = {
 }
 
 
+#: files of languages no detector parses, read only for protocol-shaped tool literals (``literals``);
+#: JSON counts only where the tree's code names the file (``go:embed tools.json``, ``require``)
+LITERAL_LANGUAGES = {
+    ".hs": "haskell", ".lua": "lua", ".ex": "elixir", ".exs": "elixir", ".jl": "julia", ".pl": "perl",
+    ".pm": "perl", ".r": "r", ".cr": "crystal", ".nim": "nim", ".dart": "dart", ".scala": "scala",
+    ".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp", ".hpp": "cpp", ".zig": "zig", ".ml": "ocaml",
+    ".groovy": "groovy", ".json": "json",
+}
+
+
+def literal_language(path: str) -> str | None:
+    """The language of a file read only for tool literals (``LITERAL_LANGUAGES``), or ``None``."""
+    return LITERAL_LANGUAGES.get(extension(path))
+
+
 def extension(path: str) -> str:
     """The lower-cased extension of ``path`` ('' when it has none)."""
     name = path.rsplit("/", 1)[-1]

@@ -208,6 +208,10 @@ class TypeScriptDetector:
         elif not found and forms.lists_tools(call):
             objects = self._shaped(call, "name", frozenset({"name", "inputSchema"}))
             found, form = [(o, tool_info(res, o)) for o in objects], "list-tools-shaped"
+            if not found:  # a list made at run time (a remote API's answer): one row, unnamed, says so
+                made = [value for value in forms.tool_lists(res, call) if forms.built_at_run_time(res, value)]
+                unnamed = ToolInfo(None, None, NO_ANNOTATIONS)
+                found, form = [(value, unnamed) for value in made[:1]], "list-tools-dynamic"
         yield from self._emit("ts-mcp", form, found)
 
     def _shaped(self, call: Ref, name_key: str, keys: frozenset[str]) -> list[Ref]:

@@ -190,3 +190,11 @@ def create_tool(res: Resolver, call: Ref) -> Found:
         return []
     info = tool_info(res, call.at(args[0]), "id", (("mcp", "annotations"), ("annotations",)))
     return [(call, info)]
+
+
+def built_at_run_time(res: Resolver, value: Ref) -> bool:
+    """Whether a ``tools`` value is made when the handler runs (``await api.list()``,
+    ``Promise.all(items.map(...))``, ``registry.values().map(...)``, or a local holding one:
+    ``const tools = await answer.json(); return { tools }``): a call or an ``await``, not a list."""
+    made = ("await_expression", "call_expression")
+    return any(unwrap(ref.node).type in made for ref in (value, res.resolve(value)[0]))

@@ -18,6 +18,7 @@ from pipeline.scan.detect.typescript_values import (
     entries,
     is_parameter,
     param_defaults,
+    parameter_default,
     params,
     string_value,
     unwrap,
@@ -136,7 +137,13 @@ class Resolver:
             left, right = ref.at(node.child_by_field_name("left") or node), node.child_by_field_name("right")
             found = self.string(left)
             return found if found or not self._left_out(left) or right is None else self.string(ref.at(right))
+        if operator is not None and ref.file.text(operator) == "+" and depth < 3:  # PREFIX + "search"
+            parts = [node.child_by_field_name(side) for side in ("left", "right")]
+            values = [self.string(ref.at(part), depth + 1) if part is not None else None for part in parts]
+            return None if None in values else "".join(v for v in values if v is not None)
         target = self.resolve(ref)[0]
+        if target.node.type == "identifier" and (default := parameter_default(target)) is not None:
+            target = default  # a parameter no call binds here: its default (ns = "acme_")
         if target.node.type == "template_string" and depth < 3 and \
                 any(c.type == "template_substitution" for c in target.node.named_children):
             return self._template(target, depth)

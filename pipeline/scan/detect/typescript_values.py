@@ -189,6 +189,21 @@ def is_parameter(ref: Ref, name: str) -> bool:
     return False
 
 
+def parameter_default(ref: Ref) -> Ref | None:
+    """The default of the parameter the identifier ``ref`` names, in the nearest function that
+    takes it (``ns: string = "acme_"``, JavaScript's ``ns = "acme_"``), or ``None``."""
+    name, node = ref.text(), ref.node.parent
+    while node is not None:
+        if node.type in FUNCTIONS:
+            taken = [(p, d) for p, d in zip(params(node, ref.file), param_defaults(node), strict=False)
+                     if binds(ref.file, p, name)]
+            if taken:
+                pattern, default = taken[0]
+                return ref.at(default) if default is not None and pattern.type == "identifier" else None
+        node = node.parent
+    return None
+
+
 def binds(file: SourceFile, pattern: Node, name: str) -> bool:
     """Whether a parameter or loop ``pattern`` binds ``name``: ``t``, ``{ name }`` or ``[name]``."""
     if pattern.type == "identifier":
