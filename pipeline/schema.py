@@ -6,7 +6,9 @@ Tables (later stages extend these, never rename them):
 - ``term_counts``: (repo, commit, path, term, count, role), non-zero counts only.
 - ``skipped_files``: (repo, commit, path, kind): members that were not read, and why.
 - ``tree_notes``: (repo, commit, path, kind, detail): ``.gitattributes`` lines that leave files
-  out of archives or put them in LFS, ``.gitmodules`` paths, Git LFS pointer files.
+  out of archives or put them in LFS, ``.gitmodules`` paths, Git LFS pointer files; evidence of
+  what a tree is: the MCP SDKs its manifests declare (``mcp-sdk``, path the manifest's folder)
+  and the root README's pointer to the repository the project moved to (``points-elsewhere``).
 - ``manifest_entries``: the manifest as last run, with the published figures.
 - ``tools``: one row per tool definition the detector found, with its declared annotations
   and its role (``server``, ``example``, ``test``: ``pipeline.scan.roles``).
@@ -61,7 +63,7 @@ CREATE TABLE IF NOT EXISTS skipped_files (
 );
 CREATE TABLE IF NOT EXISTS tree_notes (
     repo VARCHAR NOT NULL, commit VARCHAR NOT NULL, path VARCHAR NOT NULL,
-    kind VARCHAR NOT NULL,            -- gitattributes | gitmodules | lfs-pointer
+    kind VARCHAR NOT NULL,            -- gitattributes | gitmodules | lfs-pointer | mcp-sdk | points-elsewhere
     detail VARCHAR NOT NULL           -- the export-ignore / filter=lfs lines, the submodule paths, the oid
 );
 CREATE TABLE IF NOT EXISTS manifest_entries (

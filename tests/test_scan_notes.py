@@ -14,6 +14,7 @@ from pipeline.archive import members
 from pipeline.census import Census
 from pipeline.manifest import load
 from pipeline.scan import notes
+from pipeline.scan.detect import Detector
 from pipeline.scan.tree import scan_tree
 from pipeline.settings import Settings
 from pipeline.source import Fetched
@@ -108,3 +109,36 @@ def test_caveats_read_the_notes(tmp_path: Path) -> None:
         older = stats.caveats(con, "notes").filter(pl.col("caveat") != "false-zero")
         assert older["status"].to_list() == ["not checked"] * 6
         assert all("scanned by scanner version 2" in e for e in older["evidence"])
+
+
+MOVED_README = b"""# notes-mcp
+
+> **This server has moved to https://github.com/acme/notes-server.** This repository is kept for
+> its issues only.
+
+See https://github.com/acme/other for something else.
+"""
+
+
+def test_evidence_of_what_a_tree_without_tools_is(tmp_path: Path) -> None:
+    """The root README's pointer to where the project lives now, and the MCP SDKs its package
+    manifests declare (by folder): a nested README, or one with no such sentence, says nothing."""
+    tree: dict[str, bytes | tuple[str, str]] = {
+        "README.md": MOVED_README,
+        "docs/README.md": b"This guide has moved to https://github.com/acme/guide.\n",
+        "package.json": b'{"name": "shim", "dependencies": {"@modelcontextprotocol/sdk": "^1.12.0"}}',
+        "py/pyproject.toml": b'[project]\nname = "p"\ndependencies = ["fastmcp>=2.3", "httpx"]\n',
+        "client/package.json": b'{"name": "c", "dependencies": {"left-pad": "1.0.0"}}',
+        "index.js": b"console.log('forwarding to the hosted server')\n",
+    }
+    path = tmp_path / "t.tar.gz"
+    path.write_bytes(tarball(tree, root="r"))
+    scan = scan_tree(members(path, "r"), ("readOnlyHint",), Detector())
+    assert sorted(scan.notes) == [
+        (".", "mcp-sdk", "ts-mcp: @modelcontextprotocol/sdk ^1.12.0"),
+        ("README.md", "points-elsewhere", "https://github.com/acme/notes-server"),
+        ("py", "mcp-sdk", "python-fastmcp: fastmcp >=2.3"),
+    ]
+    assert notes.note("README.md", "readme", b"# A server\n\nSee https://github.com/acme/x.\n") is None
+    assert notes.kind_of("README.rst", 5000) == "readme"
+    assert notes.kind_of("docs/README.md", 5000) is None  # (a small file may still be an LFS pointer)

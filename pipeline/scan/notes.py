@@ -4,13 +4,17 @@
   store them in Git LFS (``filter=lfs``);
 - ``.gitmodules`` paths: submodules, whose files live in other repositories and are never
   in an archive;
-- Git LFS pointer files: a few lines of text counted in place of the file they stand for.
+- Git LFS pointer files: a few lines of text counted in place of the file they stand for;
+- the root README's pointer to another repository the project moved to (``points-elsewhere``:
+  "has moved to https://github.com/o/n", "now lives in ...", "deprecated in favour of ...").
+  The detector adds ``mcp-sdk`` notes: the MCP SDKs the tree's package manifests declare.
 
 Each note is ``(path, kind, detail)``; reports turn them into caveats.
 """
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -33,11 +37,20 @@ READ_MAX_BYTES = 1 << 20
 ATTRIBUTES = ("export-ignore", "filter=lfs")
 
 
+#: what a root README says when the project lives elsewhere now, and the repository it names
+_MOVED = re.compile(
+    r"(?i)\b(?:has been moved|have moved|has moved|moved (?:to|into)|migrated (?:to|into)|relocated to"
+    r"|now lives?(?: in| at)?|now (?:hosted|maintained|developed|located) (?:in|at)|is now part of"
+    r"|deprecated in favou?r of|no longer maintained here|been archived in favou?r of)\b"
+    r"[^\n]{0,160}?(https?://github\.com/[\w.-]+/[\w.-]+)")
+
+
 def candidates(files: list[Raw], buffer: bytes) -> list[int]:
     """The indexes of the files of a tar run (raw names, content at its offset in ``buffer``)
     that may give a note; ``kind_of`` then says which, by path."""
     return [index for index, (name, _, size, offset) in enumerate(files) if name.endswith(_GIT_SUFFIXES_RAW)
-            or (_LFS_MIN_BYTES <= size <= LFS_MAX_BYTES and buffer.startswith(LFS_MAGIC, offset))]
+            or (_LFS_MIN_BYTES <= size <= LFS_MAX_BYTES and buffer.startswith(LFS_MAGIC, offset))
+            or name.rpartition(b"/")[2][:6].lower() == b"readme"]
 
 
 def kind_of(path: str, size_bytes: int, buffer: bytes | None = None, offset: int = 0) -> str | None:
@@ -47,6 +60,8 @@ def kind_of(path: str, size_bytes: int, buffer: bytes | None = None, offset: int
         kind = GIT_FILES.get(path.rpartition("/")[2])
         if kind is not None:
             return kind if size_bytes <= READ_MAX_BYTES else None
+    if path[:6].lower() == "readme" and "/" not in path:  # the root README
+        return "readme" if size_bytes <= READ_MAX_BYTES else None
     if not _LFS_MIN_BYTES <= size_bytes <= LFS_MAX_BYTES:
         return None
     return "lfs" if buffer is None or buffer.startswith(LFS_MAGIC, offset) else None
@@ -57,6 +72,9 @@ def note(path: str, kind: str, data: bytes) -> tuple[str, str, str] | None:
     if kind == "lfs":
         return (path, "lfs-pointer", _lfs_detail(data)) if data.startswith(LFS_MAGIC) else None
     text = data[:NOTE_MAX_BYTES].decode("utf-8", "replace")
+    if kind == "readme":
+        moved = _MOVED.search(text)
+        return (path, "points-elsewhere", moved.group(1).rstrip(".").removesuffix(".git")) if moved else None
     if kind == "gitmodules":
         lines = [line.split("=", 1)[1].strip() for line in text.splitlines()
                  if line.strip().startswith("path") and "=" in line]

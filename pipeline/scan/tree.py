@@ -166,5 +166,6 @@ class _Pass:
         """What the pass found (the detector finishes here, and every count is placed)."""
         detection = self.detector.finish(self.roles) if self.detector is not None else None
         placed = tuple((path, self.roles.of_path(path).role) for path in dict.fromkeys(c[0] for c in self.counts))
+        found_notes = (*self.notes, *(detection.notes if detection is not None else ()))
         return TreeScan(self.files, len(self.skipped), self.content, tuple(self.counts), tuple(self.skipped),
-                        detection, tuple(self.notes), placed)
+                        detection, found_notes, placed)

@@ -104,6 +104,9 @@ class Detection:
     """files left out on purpose, with the reason."""
     files_parsed: int
     """source files handed to a language detector."""
+    notes: tuple[tuple[str, str, str], ...] = ()
+    """(manifest folder, ``mcp-sdk``, ``sdk: package version``): each MCP SDK a package manifest
+    of the tree declares, evidence of what the tree is when it defines no tool."""
 
 
 class Detector:
@@ -207,7 +210,7 @@ class Detector:
         tools = supplement(tools, self._files, (x.path for x in self._exclusions), dependencies=self.dependencies,
                            roles=rules, place=lambda tool, file: _placed(self._versioned(tool), file, rules))
         parsed = sum(len(files) for language, files in self._files.items() if language in LANGUAGES)
-        found = Detection(tuple(tools), tuple(self._exclusions), parsed)
+        found = Detection(tuple(tools), tuple(self._exclusions), parsed, sdk_notes(self.dependencies))
         self._reset()
         return found
 
@@ -251,6 +254,15 @@ class Detector:
             return tool
         version = self.dependencies.version(SDKS[tool.sdk].packages, tool.path)
         return replace(tool, sdk_version=version) if version else tool
+
+
+def sdk_notes(dependencies: deps.Dependencies) -> tuple[tuple[str, str, str], ...]:
+    """One ``mcp-sdk`` note per MCP SDK package a manifest of the tree declares (its folder, ``.``
+    at the root), sorted: ``("server", "mcp-sdk", "ts-mcp: @modelcontextprotocol/sdk ^1.12.0")``."""
+    found = {(dep.directory or ".", "mcp-sdk", f"{sdk.key}: {dep.name} {dep.version or ''}".rstrip())
+             for sdk in SDKS.values() if sdk.is_mcp and sdk.packages for dep in dependencies.declaring(sdk.packages)
+             if sdk.language in dep.languages}
+    return tuple(sorted(found))
 
 
 def _placed(tool: Tool, file: SourceFile, roles: RoleRules) -> Tool:

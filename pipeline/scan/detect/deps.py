@@ -28,6 +28,8 @@ class Dependency:
     """package name as written (npm name, Go module path, crate, Maven group:artifact ...)."""
     version: str | None
     """version or constraint as written, when given."""
+    languages: tuple[str, ...] = ()
+    """the detector languages of the manifest's ecosystem (npm's ``fastmcp`` is not PyPI's)."""
 
 
 def is_manifest(path: str) -> bool:
@@ -45,7 +47,8 @@ def parse(path: str, data: bytes) -> list[Dependency]:
         directory = dirname(path)
         if basename(path) == "libs.versions.toml" and basename(directory) == "gradle":
             directory = dirname(directory)  # a version catalog serves the build around its gradle/ folder
-        return [Dependency(directory, name, version) for name, version in parser(text)]
+        languages = _LANGUAGES.get(parser, ())
+        return [Dependency(directory, name, version, languages) for name, version in parser(text)]
     except (ValueError, TypeError, AttributeError):  # TOMLDecodeError and JSONDecodeError are ValueErrors
         return []
 
@@ -96,6 +99,10 @@ class Dependencies:
             if _holds(dep.directory, path) and (best is None or len(dep.directory) > len(best.directory)):
                 best = dep
         return best
+
+    def declaring(self, names: tuple[str, ...]) -> list[Dependency]:
+        """Every dependency named one of ``names`` (or ``name/...``), in the order recorded."""
+        return self._declaring(names)
 
     def _declaring(self, names: tuple[str, ...]) -> list[Dependency]:
         """Every dependency named one of ``names`` (or ``name/...``), in the order recorded."""
@@ -289,6 +296,14 @@ def manifest_positions(names: Iterable[bytes]) -> list[int]:
     ending, the full check only for the few that pass it."""
     return [i for i, name in enumerate(names)
             if name.endswith(MANIFEST_ENDINGS) and is_manifest(name.decode("utf-8", "backslashreplace"))]
+
+
+#: the detector languages each manifest parser's ecosystem serves
+_LANGUAGES: dict[Callable[[str], Parsed], tuple[str, ...]] = {
+    _package_json: ("typescript",), _pyproject: ("python",), _requirements: ("python",), _go_mod: ("go",),
+    _cargo: ("rust",), _pom: ("java", "kotlin"), _gradle: ("java", "kotlin"), _version_catalog: ("java", "kotlin"),
+    _composer: ("php",), _gemfile: ("ruby",), _gem_lock: ("ruby",), _swift: ("swift",), _csproj: ("csharp",),
+}
 
 
 def _parser_for(name: str) -> Callable[[str], Parsed] | None:
