@@ -30,15 +30,18 @@
 # repositories, at the commits the manifest pins, and where each tree was read from:
 
 # %%
+import polars as pl
 from IPython.display import Image, display
 
 from pipeline import plots, report, stats
 
+# frames shown as tables: up to 100 rows (the frame itself holds them all), every column, whole strings and lists
+pl.Config(tbl_rows=100, tbl_cols=-1, fmt_str_lengths=10_000, fmt_table_cell_list_len=-1)
+
 con, DATABASE, MANIFEST = report.open_census()
 print(f"database: {DATABASE}\nmanifest: {MANIFEST}")
 repositories = stats.repositories(con, MANIFEST)
-print(report.markdown_table(repositories.select("repo", "commit", "status", "source", "regular_files",
-                                                "skipped_members", "note")))
+display(repositories.select("repo", "commit", "status", "source", "regular_files", "skipped_members", "note"))
 
 # %% [markdown]
 # ## Method
@@ -55,7 +58,7 @@ print(report.markdown_table(repositories.select("repo", "commit", "status", "sou
 
 # %%
 published = stats.published_vs_measured(con, MANIFEST)
-print(report.markdown_table(published.drop("commit")))
+display(published.drop("commit"))
 
 # %%
 display(Image(report.png_bytes(plots.published_vs_measured_chart(published))))
@@ -71,4 +74,4 @@ display(Image(report.png_bytes(plots.published_vs_measured_chart(published))))
 # that live elsewhere, spellings a camelCase count misses, and what the scan cannot check.
 
 # %%
-print(report.markdown_table(stats.caveats(con, MANIFEST).drop("commit")))
+display(stats.caveats(con, MANIFEST).drop("commit"))

@@ -34,11 +34,14 @@ from IPython.display import Image, display
 
 from pipeline import plots, report, stats
 
+# frames shown as tables: up to 100 rows (the frame itself holds them all), every column, whole strings and lists
+pl.Config(tbl_rows=100, tbl_cols=-1, fmt_str_lengths=10_000, fmt_table_cell_list_len=-1)
+
 con, DATABASE, MANIFEST = report.open_census()
 print(f"database: {DATABASE}\nmanifest: {MANIFEST}")
 repositories = stats.repositories(con, MANIFEST)
-print(report.markdown_table(repositories.select("repo", "commit", "status", "server_tools", "annotated_server_tools",
-                                                "example_tools", "test_tools", "lookalike_tools")))
+display(repositories.select("repo", "commit", "status", "server_tools", "annotated_server_tools", "example_tools",
+                            "test_tools", "lookalike_tools"))
 
 # %% [markdown]
 # ## Method
@@ -57,23 +60,23 @@ print(report.markdown_table(repositories.select("repo", "commit", "status", "ser
 
 # %%
 by_role = stats.tools_by_role(con, MANIFEST)
-print(report.markdown_table(by_role.drop("commit")))
+display(by_role.drop("commit"))
 
 # %%
 display(Image(report.png_bytes(plots.tools_by_role_chart(by_role))))
 
 # %%
 by_sdk = stats.tools_by_sdk(con, MANIFEST)
-print(report.markdown_table(by_sdk.drop("commit")))
+display(by_sdk.drop("commit"))
 
 # %%
-print(report.markdown_table(stats.tools_by_sdk(con, MANIFEST, roles=stats.TOOL_ROLES).drop("commit")))
+display(stats.tools_by_sdk(con, MANIFEST, roles=stats.TOOL_ROLES).drop("commit"))
 
 # %%
 display(Image(report.png_bytes(plots.tools_by_sdk_chart(by_sdk))))
 
 # %%
-print(report.markdown_table(stats.lookalikes_excluded(con, MANIFEST).drop("commit")))
+display(stats.lookalikes_excluded(con, MANIFEST).drop("commit"))
 
 # %% [markdown]
 # ## Caveats
@@ -86,4 +89,4 @@ print(report.markdown_table(stats.lookalikes_excluded(con, MANIFEST).drop("commi
 tool_caveats = ("server-elsewhere", "no-server-tools", "no-tool-in-server-paths", "wrapper-registration",
                 "submodules")
 caveats = stats.caveats(con, MANIFEST)
-print(report.markdown_table(caveats.filter(pl.col("caveat").is_in(tool_caveats)).drop("commit")))
+display(caveats.filter(pl.col("caveat").is_in(tool_caveats)).drop("commit"))

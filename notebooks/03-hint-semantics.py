@@ -35,10 +35,13 @@ from IPython.display import Image, display
 
 from pipeline import plots, report, stats
 
+# frames shown as tables: up to 100 rows (the frame itself holds them all), every column, whole strings and lists
+pl.Config(tbl_rows=100, tbl_cols=-1, fmt_str_lengths=10_000, fmt_table_cell_list_len=-1)
+
 con, DATABASE, MANIFEST = report.open_census()
 print(f"database: {DATABASE}\nmanifest: {MANIFEST}")
-print(report.markdown_table(stats.repositories(con, MANIFEST).select("repo", "commit", "status", "server_tools",
-                                                                     "example_tools", "test_tools")))
+display(stats.repositories(con, MANIFEST).select("repo", "commit", "status", "server_tools", "example_tools",
+                                                 "test_tools"))
 
 # %% [markdown]
 # ## Method
@@ -57,16 +60,16 @@ print(report.markdown_table(stats.repositories(con, MANIFEST).select("repo", "co
 
 # %%
 coverage = stats.hint_coverage(con, MANIFEST)
-print(report.markdown_table(coverage))
+display(coverage)
 
 # %%
 display(Image(report.png_bytes(plots.hint_coverage_chart(coverage))))
 
 # %%
-print(report.markdown_table(stats.hint_coverage(con, MANIFEST, roles=stats.TOOL_ROLES)))
+display(stats.hint_coverage(con, MANIFEST, roles=stats.TOOL_ROLES))
 
 # %%
-print(report.markdown_table(stats.effective_summary(con, MANIFEST)))
+display(stats.effective_summary(con, MANIFEST))
 
 # %% [markdown]
 # The tools that arrive without any annotations are where the two client readings part:
@@ -76,8 +79,8 @@ print(report.markdown_table(stats.effective_summary(con, MANIFEST)))
 # %%
 effective = stats.effective_hints(con, MANIFEST)
 silent = effective.filter(pl.col("effective_no_gate") == "no gate")
-print(report.markdown_table(silent.select("repo", "path", "tool_name", "hint", "declared", "on_wire",
-                                          "effective_defaults", "effective_no_gate")))
+display(silent.select("repo", "path", "tool_name", "hint", "declared", "on_wire", "effective_defaults",
+                      "effective_no_gate"))
 
 # %% [markdown]
 # ## Caveats
@@ -88,4 +91,4 @@ print(report.markdown_table(silent.select("repo", "path", "tool_name", "hint", "
 # %%
 hint_caveats = ("false-zero", "hints-not-in-server-code", "server-elsewhere", "wrapper-registration")
 caveats = stats.caveats(con, MANIFEST)
-print(report.markdown_table(caveats.filter(pl.col("caveat").is_in(hint_caveats)).drop("commit")))
+display(caveats.filter(pl.col("caveat").is_in(hint_caveats)).drop("commit"))

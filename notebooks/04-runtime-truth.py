@@ -36,10 +36,13 @@ from IPython.display import Image, display
 
 from pipeline import plots, report, runtime_stats, stats
 
+# frames shown as tables: up to 100 rows (the frame itself holds them all), every column, whole strings and lists
+pl.Config(tbl_rows=100, tbl_cols=-1, fmt_str_lengths=10_000, fmt_table_cell_list_len=-1)
+
 con, DATABASE, MANIFEST = report.open_census()
 print(f"database: {DATABASE}\nmanifest: {MANIFEST}")
 captures = runtime_stats.runtime_captures(con)
-print(report.markdown_table(captures.drop("command_or_url")))
+display(captures.drop("command_or_url"))
 
 # %% [markdown]
 # ## Method
@@ -61,7 +64,7 @@ print(report.markdown_table(captures.drop("command_or_url")))
 # Received at run time, over every captured server:
 
 # %%
-print(report.markdown_table(runtime_stats.runtime_hint_coverage(con)))
+display(runtime_stats.runtime_hint_coverage(con))
 
 # %% [markdown]
 # Declared in source against received, for the servers paired with a repository of the manifest:
@@ -69,11 +72,11 @@ print(report.markdown_table(runtime_stats.runtime_hint_coverage(con)))
 
 # %%
 in_manifest = pl.col("repo").is_in(stats.repositories(con, MANIFEST)["repo"].to_list())
-print(report.markdown_table(runtime_stats.static_vs_runtime_pairs(con).filter(in_manifest)))
+display(runtime_stats.static_vs_runtime_pairs(con).filter(in_manifest))
 
 # %%
 summary = runtime_stats.static_vs_runtime_summary(con).filter(in_manifest)
-print(report.markdown_table(summary.drop("source_only", "runtime_only")))
+display(summary.drop("source_only", "runtime_only"))
 
 # %%
 display(Image(report.png_bytes(plots.runtime_agreement_chart(summary))))
@@ -85,8 +88,8 @@ display(Image(report.png_bytes(plots.runtime_agreement_chart(summary))))
 # %%
 compared = runtime_stats.static_vs_runtime(con).filter(in_manifest)
 disagreeing = compared.filter((pl.col("agreement") != "same") | ~pl.col("as_expected"))
-print(report.markdown_table(disagreeing.select("server", "tool_name", "hint", "declared", "expected_on_wire",
-                                               "runtime", "agreement", "as_expected")))
+display(disagreeing.select("server", "tool_name", "hint", "declared", "expected_on_wire", "runtime", "agreement",
+                           "as_expected"))
 
 # %% [markdown]
 # ## Caveats
@@ -99,4 +102,4 @@ print(report.markdown_table(disagreeing.select("server", "tool_name", "hint", "d
 # count nowhere above; here they are, with their reasons:
 
 # %%
-print(report.markdown_table(captures.filter(pl.col("status") != "ok").select("server", "transport", "reason")))
+display(captures.filter(pl.col("status") != "ok").select("server", "transport", "reason"))

@@ -97,7 +97,12 @@ def load_truth(folder: Path) -> list[Truth]:
 def compare(truths: list[Truth], db_path: Path) -> list[RepoScore]:
     """Each truth against the database's rows of its repository and commit."""
     with duckdb.connect(str(db_path), read_only=True) as con:
-        return [_score(truth, con) for truth in truths]
+        return compare_with(truths, con)
+
+
+def compare_with(truths: list[Truth], con: duckdb.DuckDBPyConnection) -> list[RepoScore]:
+    """``compare`` over an open connection (a report that reads the database already)."""
+    return [_score(truth, con) for truth in truths]
 
 
 def _score(truth: Truth, con: duckdb.DuckDBPyConnection) -> RepoScore:

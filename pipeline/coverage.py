@@ -88,12 +88,12 @@ def _reason(f: dict[str, object]) -> tuple[str, str]:
     if f["status"] != "scanned":
         return "not-scanned", str(f["skip_reason"] or f["status"])
     if f["named_server_tools"]:
-        return "server-tools", f"{f['named_server_tools']} named server tools"
+        return "server-tools", f"named server tools: {f['named_server_tools']}"
     if f["dynamic_server_tools"] and f["dynamic_server_tools"] == f["unnamed_server_tools"]:
-        return "runtime-generated", f"{f['dynamic_server_tools']} registrations named at run time " \
+        return "runtime-generated", f"registrations named at run time: {f['dynamic_server_tools']} " \
             f"({f['unnamed_rules']})"
     if f["unnamed_server_tools"]:
-        return "unsupported", f"{f['unnamed_server_tools']} registrations whose names are not read " \
+        return "unsupported", f"registrations whose names are not read: {f['unnamed_server_tools']} " \
             f"({f['unnamed_rules']})"
     if f["server_repo"] or f["points_elsewhere"]:
         where = f"manifest server_repo {f['server_repo']}" if f["server_repo"] else \
@@ -104,7 +104,7 @@ def _reason(f: dict[str, object]) -> tuple[str, str]:
     if f["client_file"]:
         return "not-a-server", f"reads tools as an MCP client ({f['client_file']}); declares {f['sdks_declared']}"
     if f["example_and_test_tools"]:
-        return "not-a-server", f"only example and test tools ({f['example_and_test_tools']}): an SDK or framework"
+        return "not-a-server", f"only example and test tools ({f['example_and_test_tools']}): an SDK or a framework"
     if f["unparsed_extensions"]:
         return "unsupported", f"hint names in {f['unparsed_extensions']} files, a language no detector parses"
     return "unknown", f"declares {f['sdks_declared']}; no tool, no pointer elsewhere"

@@ -12,7 +12,6 @@ functions. The output is deterministic: rows are sorted and no clock is read.
 
 from __future__ import annotations
 
-import io
 import json
 import os
 from dataclasses import dataclass, fields
@@ -23,10 +22,10 @@ import polars as pl
 from matplotlib.figure import Figure
 
 from pipeline import manifest as manifests
-from pipeline import plots, runtime_stats, schema, stats
+from pipeline import plots, report_population, runtime_stats, schema, stats
 from pipeline.errors import ManifestError
 from pipeline.report_markdown import render
-from pipeline.report_tables import AGREEMENT_CHART, CHARTS, markdown_table
+from pipeline.report_tables import AGREEMENT_CHART, CHARTS, markdown_table, png_bytes, write_page
 
 __all__ = ["CHARTS", "ReportData", "charts", "choose_manifest", "collect", "export", "load", "markdown_table",
            "no_runtime_frames", "png_bytes", "rebuild", "render", "runtime_frames", "write", "write_from_db"]
@@ -128,13 +127,6 @@ def charts(data: ReportData) -> dict[str, Figure]:
     return figures
 
 
-def png_bytes(figure: Figure) -> bytes:
-    """``figure`` as PNG bytes, without the software stamp (so equal figures give equal bytes)."""
-    buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", dpi=100, metadata={"Software": None})
-    return buffer.getvalue()
-
-
 def export(data: ReportData, folder: Path) -> list[Path]:
     """Write the frames as ``folder/data/<table>.parquet`` and the manifest's name as
     ``folder/data/report.json``; the written paths."""
@@ -171,18 +163,15 @@ def no_runtime_frames() -> dict[str, pl.DataFrame]:
 def write(data: ReportData, folder: Path) -> list[Path]:
     """``folder/README.md``, its PNG charts and the data export; the written paths."""
     folder.mkdir(parents=True, exist_ok=True)
-    written = export(data, folder)
-    for name, figure in charts(data).items():
-        (folder / name).write_bytes(png_bytes(figure))
-        written.append(folder / name)
-    readme = folder / "README.md"
-    readme.write_text(render(data), encoding="utf-8", newline="\n")
-    return [readme, *written]
+    return write_page(folder, export(data, folder), charts(data), render(data))
 
 
 def rebuild(folder: Path) -> list[Path]:
     """Rewrite a report from its own data export (no database needed): after a change to the
     rendering code, this is what the committed report must become."""
+    meta = json.loads((folder / DATA_DIR / "report.json").read_text(encoding="utf-8"))
+    if meta.get("layout") == report_population.LAYOUT:
+        return report_population.write(report_population.load(folder), folder)
     return write(load(folder), folder)
 
 
@@ -192,6 +181,9 @@ def write_from_db(db: Path, wanted: str | None, out: Path | None) -> list[Path]:
     con = stats.connect(db)
     try:
         name = choose_manifest(con, wanted, str(db))
-        return write(collect(con, name), out or Path("reports") / name)
+        folder = out or Path("reports") / name
+        if report_population.is_population(con, name):  # many repositories: reported as a population
+            return report_population.write(report_population.collect(con, name, folder / "audit"), folder)
+        return write(collect(con, name), folder)
     finally:
         con.close()

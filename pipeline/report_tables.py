@@ -6,11 +6,14 @@ percentage rounded half up. ``CHARTS`` names every chart file with its alt text.
 
 from __future__ import annotations
 
+import io
 import math
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 import polars as pl
+from matplotlib.figure import Figure
 
 #: the chart of the runtime truth section, drawn only when a server is paired with a repository
 AGREEMENT_CHART = "runtime-agreement.png"
@@ -64,3 +67,22 @@ def commit(value: Any) -> str:
 def image(name: str) -> str:
     """The Markdown image of chart file ``name``, with its alt text from ``CHARTS``."""
     return f"![{CHARTS[name]}]({name})"
+
+
+def png_bytes(figure: Figure) -> bytes:
+    """``figure`` as PNG bytes, without the software stamp (so equal figures give equal bytes)."""
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=100, metadata={"Software": None})
+    return buffer.getvalue()
+
+
+def write_page(folder: Path, exported: list[Path], figures: Mapping[str, Figure], markdown: str) -> list[Path]:
+    """A report's charts (as PNG) and ``README.md`` into ``folder``, after its ``exported`` data
+    files: every written path, the page first."""
+    written = list(exported)
+    for name, figure in figures.items():
+        (folder / name).write_bytes(png_bytes(figure))
+        written.append(folder / name)
+    readme = folder / "README.md"
+    readme.write_text(markdown, encoding="utf-8", newline="\n")
+    return [readme, *written]

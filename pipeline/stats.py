@@ -2,8 +2,8 @@
 
 This module is the only place numbers are computed: the CLI, the reports and the
 notebooks all call these functions (the hint statistics live in ``pipeline.hints``, the
-caveats in ``pipeline.caveats`` and a population's coverage in ``pipeline.coverage``; all are
-re-exported here). Every function takes an
+caveats in ``pipeline.caveats``, a population's coverage in ``pipeline.coverage`` and its
+per-server figures in ``pipeline.population``; all are re-exported here). Every function takes an
 optional ``manifest``: its entries at their pinned commits, or every snapshot when ``None``.
 
 Term counts are case-insensitive byte counts over every regular file of a tree: they say
@@ -28,13 +28,14 @@ from pipeline.caveats import caveats
 from pipeline.coverage import coverage, coverage_summary
 from pipeline.frames import DEFAULT_ROLES, connect, database_path, frame, manifest_names, role_filter
 from pipeline.hints import HINT_NAMES, effective_hints, effective_summary, hint_coverage
+from pipeline.population import annotation_classes, population_by_sdk, seed_000_comparison, servers_by_annotation
 from pipeline.scan.roles import DOCS, EXAMPLE, SERVER, TEST, TOOL_ROLES
 
 __all__ = [
-    "DEFAULT_ROLES", "HINT_NAMES", "TOOL_ROLES", "caveats", "connect", "coverage", "coverage_summary",
-    "database_path", "effective_hints",
-    "effective_summary", "hint_coverage", "lookalikes_excluded", "manifest_names", "published_vs_measured",
-    "repo_totals", "repositories", "tools_by_role", "tools_by_sdk",
+    "DEFAULT_ROLES", "HINT_NAMES", "TOOL_ROLES", "annotation_classes", "caveats", "connect", "coverage",
+    "coverage_summary", "database_path", "effective_hints", "effective_summary", "hint_coverage",
+    "lookalikes_excluded", "manifest_names", "population_by_sdk", "published_vs_measured", "repo_totals",
+    "repositories", "seed_000_comparison", "servers_by_annotation", "tools_by_role", "tools_by_sdk",
 ]
 
 #: columns of ``repo_totals`` before the per-term columns

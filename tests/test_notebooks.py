@@ -3,14 +3,16 @@
 Each notebook is converted from its jupytext percent-format ``.py`` and executed by nbclient
 on the ``python3`` kernel of this environment, with ``CENSUS_DB`` pointing at the database
 ``report_world`` builds (with its runtime captures, ``report_world.add_runtime``); a cell error
-fails the test, and the outputs must hold the numbers worked out by hand in ``test_stats.py``
-(and, for runtime truth, in ``report_world.RUNTIME``).
+fails the test, and the frames it displays must hold the numbers worked out by hand in
+``test_stats.py`` (and, for runtime truth, in ``report_world.RUNTIME``). A notebook shows its
+tables as polars DataFrames (HTML a user can read and query again), never as Markdown text.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
@@ -19,49 +21,68 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
+from population_world import population_census
 from report_world import ReportWorld, with_runtime
 from synth import fake_sha
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 HEADINGS = ["Question", "Data", "Method", "Result", "Caveats"]
-#: per notebook, lines its printed output must hold (golden manifest, see test_stats.py)
-EXPECTED = {
+#: per notebook, rows its displayed frames must hold, cell by cell as polars shows them (strings
+#: in quotes, null, true/false, floats unformatted), each the start of one row (golden manifest,
+#: see test_stats.py)
+EXPECTED: dict[str, list[tuple[str, ...]]] = {
     "01-reproduce-published-counts.py": [
-        "manifest: golden",
-        "| acme/notes | readOnlyHint | 2 | 5 | 3 | 3 | 0 | 1 | 1 |",
-        "| acme/notes | annotations | 8 | 8 | 0 | 7 | 0 | 1 | 0 |",
-        "| acme/gone | repository-skipped | found |",
+        ('"acme/notes"', '"readOnlyHint"', "2", "5", "3", "3", "0", "1", "1"),
+        ('"acme/notes"', '"annotations"', "8", "8", "0", "7", "0", "1", "0"),
+        ('"acme/gone"', '"repository-skipped"', '"found"'),
     ],
     "02-tool-census.py": [
-        f"| acme/notes | {fake_sha('acme/notes')} | scanned | 4 | 3 | 1 | 1 | 0 |",  # by role
-        "| acme/notes | test | 1 | 0 | 0 | file:*_test.go (1) |",
-        "| acme/wiki | python-mcp | python | yes | 3 | 1 | 2 |",
-        "| acme/notes | go-mcp-go | go | yes | 2 | 0 | 0 |",  # every role: list_files and fixture_files
-        "| acme/memory | langchain | python | 1 | 1 | agents/lc.py |",
-        "| acme/memory | no-tool-in-server-paths | found |",
+        ('"acme/notes"', f'"{fake_sha("acme/notes")}"', '"scanned"', "4", "3", "1", "1", "0"),  # by role
+        ('"acme/notes"', '"test"', "1", "0", "0", '["file:*_test.go (1)"]'),
+        ('"acme/wiki"', '"python-mcp"', '"python"', "true", "3", "1", "2"),
+        ('"acme/notes"', '"go-mcp-go"', '"go"', "true", "2", "0", "0"),  # every role: list_files and fixture_files
+        ('"acme/memory"', '"langchain"', '"python"', "1", "1", '["agents/lc.py"]'),
+        ('"acme/memory"', '"no-tool-in-server-paths"', '"found"'),
     ],
     "03-hint-semantics.py": [
-        "| on the wire | idempotentHint | 8 | 5 | 63% | 3 | 1 | 2 | 0 |",
-        "| on the wire | idempotentHint | 10 | 6 | 60% | 4 | 1 | 3 | 0 |",  # every role
-        "| no annotation, no gate | destructiveHint | 2 | 0 | 3 | 0 | 3 |",
-        "| acme/wiki | server/wiki.py | delete_page | openWorldHint | unset | unset | true | no gate |",
-        "| acme/wiki | false-zero | found |",
+        ('"on the wire"', '"idempotentHint"', "8", "5", "0.625", "3", "1", "2", "0"),
+        ('"on the wire"', '"idempotentHint"', "10", "6", "0.6", "4", "1", "3", "0"),  # every role
+        ('"no annotation, no gate"', '"destructiveHint"', "2", "0", "3", "0", "3"),
+        ('"acme/wiki"', '"server/wiki.py"', '"delete_page"', '"openWorldHint"', '"unset"', '"unset"', '"true"',
+         '"no gate"'),
+        ('"acme/wiki"', '"false-zero"', '"found"'),
     ],
     "04-runtime-truth.py": [
-        "manifest: golden",
-        "| acme/notes | ok | \N{EN DASH} | file | 2026-11-29 12:00:00 | 2 | 4 | 3 |",
-        "| readOnlyHint | 4 | 10 | 9 | 90% | 7 | 5 | 1 | 1 |",
-        "| title | 4 | 10 | 9 | 90% | 1 | \N{EN DASH} | \N{EN DASH} | \N{EN DASH} |",
-        "| wiki | acme/wiki | 7e9dc454ab4de650b65e9b7acb4f721856e28be4 | 2 | 1 | 1 |",  # fake_sha("acme/wiki")
-        "| acme/notes | acme/notes | readOnlyHint | 4 | 2 | 1 | 1 | 0 | 0 | 3 |",
-        "| wiki | acme/wiki | openWorldHint | 2 | 1 | 0 | 0 | 1 | 0 | 1 |",
-        "| acme/notes | search | readOnlyHint | true | true | unset | dropped on wire | no |",
-        "| wiki | delete_page | destructiveHint | unset | unset | true | added on wire | no |",
-        "| flaky | stdio | initialize: no answer within 60 s |",
+        ('"acme/notes"', '"ok"', "null", '"file"', "2026-11-29 12:00:00", "2", "4", "3"),
+        ('"readOnlyHint"', "4", "10", "9", "0.9", "7", "5", "1", "1"),
+        ('"title"', "4", "10", "9", "0.9", "1", "null", "null", "null"),
+        ('"wiki"', '"acme/wiki"', f'"{fake_sha("acme/wiki")}"', "2", "1", "1"),
+        ('"acme/notes"', '"acme/notes"', '"readOnlyHint"', "4", "2", "1", "1", "0", "0", "3"),
+        ('"wiki"', '"acme/wiki"', '"openWorldHint"', "2", "1", "0", "0", "1", "0", "1"),
+        ('"acme/notes"', '"search"', '"readOnlyHint"', '"true"', '"true"', '"unset"', '"dropped on wire"', "false"),
+        ('"wiki"', '"delete_page"', '"destructiveHint"', '"unset"', '"unset"', '"true"', '"added on wire"', "false"),
+        ('"flaky"', '"stdio"', '"initialize: no answer within 60 s"'),
     ],
 }
+EXPECTED["05-registry-census.py"] = [  # the population census of population_world, manifest "population"
+    ('"not-scanned"', "1"), ('"server-tools"', "1"), ('"not-a-server"', "2"), ('"unknown"', "1"),
+    ('"acme/moved"', '"server-elsewhere"', '"README points to https://github.com/acme/new-home"'),
+    ('"acme/lisp"', '"unsupported"'),
+    ('"readOnlyHint"', "288", "262", "145", "117"),
+    ('"none"', "2", "2", "0"),
+    ('"ts-mcp"', '"typescript"', "1", "1", "0"),
+    ('"acme/tools"', f'"{"1" * 40}"', "1", "0"),  # found by name
+]
+#: notebooks run against the population census instead of report_world's (manifest name)
+POPULATION = {"05-registry-census.py": "population"}
 #: what a notebook may import from the pipeline: statistics, charts and the report's table and image helpers
-PIPELINE_IMPORTS = {"plots", "report", "runtime_stats", "stats"}
+PIPELINE_IMPORTS = {"plots", "population_plots", "report", "runtime_stats", "stats"}
+
+
+@pytest.fixture(scope="module")
+def population_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The census database of population_world's trees."""
+    return population_census(tmp_path_factory.mktemp("population"))
 
 
 @pytest.fixture(scope="module")
@@ -77,14 +98,73 @@ def execute(path: Path, cwd: Path) -> Any:
     return notebook
 
 
-def outputs(notebook: Any) -> tuple[str, int]:
-    """All printed text of ``notebook``, and how many PNG images it displayed."""
-    texts, images = [], 0
+class Tables(HTMLParser):
+    """The tables of an HTML text, each as the texts of its body rows' cells (entities decoded)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tables: list[list[tuple[str, ...]]] = []
+        self._row: list[str] | None = None
+        self._cell: list[str] | None = None
+        self._in_body = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "table":
+            self.tables.append([])
+        elif tag in ("thead", "tbody"):
+            self._in_body = tag == "tbody"
+        elif tag == "tr":
+            self._row = []
+        elif tag in ("td", "th"):
+            self._cell = []
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("td", "th") and self._row is not None and self._cell is not None:
+            self._row.append("".join(self._cell))
+            self._cell = None
+        elif tag == "tr" and self._row is not None:
+            if self._in_body:
+                self.tables[-1].append(tuple(self._row))
+            self._row = None
+
+    def handle_data(self, data: str) -> None:
+        if self._cell is not None:
+            self._cell.append(data)
+
+
+@dataclass(frozen=True)
+class Outputs:
+    """What an executed notebook showed."""
+
+    printed: str
+    """Its printed text (streams), joined."""
+    texts: list[str]
+    """Every textual output: streams and every text/* representation of displayed data."""
+    tables: list[list[tuple[str, ...]]]
+    """The tables of its ``text/html`` outputs (the frames it displayed), as rows of cell texts."""
+    images: int
+    """How many PNG images it displayed."""
+
+
+def outputs(notebook: Any) -> Outputs:
+    """What ``notebook`` showed, once executed."""
+    printed, texts, tables, images = [], [], [], 0
     for cell in notebook.cells:
         for output in cell.get("outputs", []):
-            texts.append(output.get("text", ""))
-            images += "image/png" in output.get("data", {})
-    return "".join(texts), images
+            data = output.get("data", {})
+            printed.append(output.get("text", ""))
+            texts += [output.get("text", ""), *(v for k, v in data.items() if k.startswith("text/"))]
+            if "text/html" in data:
+                parser = Tables()
+                parser.feed(data["text/html"])
+                tables += parser.tables
+            images += "image/png" in data
+    return Outputs("".join(printed), texts, tables, images)
+
+
+def shows_row(tables: list[list[tuple[str, ...]]], cells: tuple[str, ...]) -> bool:
+    """Whether a row of ``tables`` begins with ``cells``."""
+    return any(row[:len(cells)] == cells for table in tables for row in table)
 
 
 def test_every_notebook_is_tested() -> None:
@@ -92,18 +172,24 @@ def test_every_notebook_is_tested() -> None:
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
-def test_notebook_runs_against_the_census(name: str, captured: ReportWorld, tmp_path: Path,
+def test_notebook_runs_against_the_census(name: str, captured: ReportWorld, population_db: Path, tmp_path: Path,
                                           monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("CENSUS_DB", str(captured.db))
-    monkeypatch.setenv("CENSUS_MANIFEST", "golden")
+    db, manifest = (population_db, POPULATION[name]) if name in POPULATION else (captured.db, "golden")
+    monkeypatch.setenv("CENSUS_DB", str(db))
+    monkeypatch.setenv("CENSUS_MANIFEST", manifest)
 
     notebook = execute(NOTEBOOKS / name, tmp_path)
 
-    text, images = outputs(notebook)
-    for line in EXPECTED[name]:
-        assert line in text, line
-    assert f"database: {captured.db}" in text
-    assert images >= 1
+    shown = outputs(notebook)
+    assert shown.tables, "no frame displayed as an HTML table"
+    for cells in EXPECTED[name]:
+        assert shows_row(shown.tables, cells), cells
+    truncated = [cell for table in shown.tables for row in table for cell in row if "\N{HORIZONTAL ELLIPSIS}" in cell]
+    assert truncated == [], "a frame is cut short (pl.Config at the top)"
+    markdown = [line for text in shown.texts for line in text.splitlines() if line.startswith(("|---", "| "))]
+    assert markdown == [], "a table printed as Markdown text"
+    assert f"database: {db}\nmanifest: {manifest}" in shown.printed
+    assert shown.images >= 1
     nbformat.validate(notebook)
 
 

@@ -1,0 +1,121 @@
+"""The report of a population census (the registry seed's): what the ecosystem's servers declare.
+
+A manifest of more than ``POPULATION_REPOS`` repositories is reported as a population, not
+repository by repository: coverage (which trees define server tools, and why the others show
+none), seed 000's table at population scale, per server as well as per tool, by SDK, the largest
+servers, the effective hints, and how far to trust the detector (its hand audit). As for the
+per-repository report, every number comes from ``pipeline.stats`` / ``pipeline.population``, the
+frames are exported as Parquet (``data/``) and the page is rebuilt from them byte for byte.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+import duckdb
+import polars as pl
+from matplotlib.figure import Figure
+
+from pipeline import audit, plots, population, population_plots, stats
+from pipeline.population_markdown import render
+from pipeline.report_tables import write_page
+
+#: a manifest with more repositories than this is reported as a population
+POPULATION_REPOS = 100
+DATA_DIR = "data"
+LAYOUT = "population"
+#: an absolute path in a skip reason (a local mirrors folder): not for a committed page
+_LOCAL_PATH = r"(^|[\s(])/[^\s:)]+"
+
+
+@dataclass(frozen=True)
+class PopulationData:
+    """Everything a population report shows, as frames."""
+
+    manifest: str
+    coverage: pl.DataFrame
+    """``stats.coverage``: every repository's reason (local paths in the evidence replaced by ``DIR``)."""
+    coverage_summary: pl.DataFrame
+    """``stats.coverage_summary``."""
+    seed_000: pl.DataFrame
+    """``population.seed_000_comparison``."""
+    annotation_classes: pl.DataFrame
+    """``population.annotation_classes``."""
+    servers: pl.DataFrame
+    """``population.servers_by_annotation``."""
+    by_sdk: pl.DataFrame
+    """``population.population_by_sdk``."""
+    hint_coverage: pl.DataFrame
+    """``stats.hint_coverage`` over server tools."""
+    effective_summary: pl.DataFrame
+    """``stats.effective_summary`` over server tools."""
+    audit: pl.DataFrame
+    """the hand audit's totals (``audit.totals``) as (measure, value); empty without an audit."""
+
+
+TABLES = tuple(f.name for f in fields(PopulationData) if f.name != "manifest")
+
+
+def is_population(con: duckdb.DuckDBPyConnection, manifest: str) -> bool:
+    """Whether ``manifest`` has more than ``POPULATION_REPOS`` repositories."""
+    [(count,)] = con.execute("SELECT count(*) FROM manifest_entries WHERE manifest = ?", [manifest]).fetchall()
+    return bool(count > POPULATION_REPOS)
+
+
+def collect(con: duckdb.DuckDBPyConnection, manifest: str, audit_dir: Path | None = None) -> PopulationData:
+    """The frames of ``manifest``'s population report; ``audit_dir`` holds the hand audit's
+    ``truth/`` folder, when there is one."""
+    coverage = stats.coverage(con, manifest).with_columns(
+        pl.col("evidence").str.replace_all(_LOCAL_PATH, "${1}DIR"))
+    totals = _audit(con, audit_dir)
+    return PopulationData(
+        manifest, coverage, stats.coverage_summary(con, manifest), population.seed_000_comparison(con, manifest),
+        population.annotation_classes(con, manifest), population.servers_by_annotation(con, manifest),
+        population.population_by_sdk(con, manifest), stats.hint_coverage(con, manifest),
+        stats.effective_summary(con, manifest), totals)
+
+
+def _audit(con: duckdb.DuckDBPyConnection, audit_dir: Path | None) -> pl.DataFrame:
+    truth = audit_dir / "truth" if audit_dir is not None else None
+    if truth is None or not truth.is_dir():
+        return pl.DataFrame(schema={"measure": pl.String, "value": pl.Float64})
+    totals = audit.totals(audit.compare_with(audit.load_truth(truth), con))
+    return pl.DataFrame({"measure": list(totals), "value": [float(v) for v in totals.values()]})
+
+
+def charts(data: PopulationData) -> dict[str, Figure]:
+    """The report's figures, by file name."""
+    return {
+        "coverage-by-sdk.png": population_plots.sdk_coverage_chart(data.by_sdk),
+        "servers-by-annotated-share.png": population_plots.annotated_share_chart(data.servers),
+        "hints-declared.png": plots.hint_coverage_chart(data.hint_coverage),
+    }
+
+
+def export(data: PopulationData, folder: Path) -> list[Path]:
+    """The frames as ``folder/data/<table>.parquet``, and ``report.json`` naming the layout."""
+    target = folder / DATA_DIR
+    target.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name in TABLES:
+        getattr(data, name).write_parquet(target / f"{name}.parquet")
+        written.append(target / f"{name}.parquet")
+    meta = target / "report.json"
+    meta.write_text(json.dumps({"manifest": data.manifest, "layout": LAYOUT, "tables": list(TABLES)}, indent=2)
+                    + "\n", encoding="utf-8")
+    return [*written, meta]
+
+
+def load(folder: Path) -> PopulationData:
+    """The frames ``export`` wrote into ``folder``."""
+    meta = json.loads((folder / DATA_DIR / "report.json").read_text(encoding="utf-8"))
+    return PopulationData(meta["manifest"], **{name: pl.read_parquet(folder / DATA_DIR / f"{name}.parquet")
+                                               for name in TABLES})
+
+
+def write(data: PopulationData, folder: Path) -> list[Path]:
+    """``folder/README.md``, its charts and the data export; the written paths."""
+    folder.mkdir(parents=True, exist_ok=True)
+    return write_page(folder, export(data, folder), charts(data), render(data))
