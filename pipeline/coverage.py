@@ -10,8 +10,9 @@ not, why, from evidence the census holds.
 - ``server-elsewhere``: the manifest gives a ``server_repo``, or the root README points to the
   repository the project moved to (the ``points-elsewhere`` tree note);
 - ``not-a-server``: no package manifest declares an MCP SDK (a list, a docs site, a desktop
-  app), or the tree reads tools as an MCP client, or its only tools are its examples' and tests'
-  (an SDK, a framework);
+  app), or the tree uses MCP as a client (an app, an inspector, a proxy relaying another server's
+  tools), or its only tools are its examples' and tests' (an SDK, a framework), or it serves
+  prompts or resources and no tool, or it holds no source file the detector could read;
 - ``unsupported``: tools written in a form the detector does not read: registrations it found but
   could not name (unnamed rows), or hint names in files of a language no detector parses (the
   extensions are named in ``evidence``);
@@ -52,8 +53,13 @@ SELECT s.entry, s.repo, s.commit, s.status, s.skip_reason, s.server_repo,
         AND n.commit = s.commit AND n.kind = 'points-elsewhere') AS points_elsewhere,
     (SELECT string_agg(DISTINCT split_part(n.detail, ':', 1), ', ' ORDER BY split_part(n.detail, ':', 1))
         FROM tree_notes n WHERE n.repo = s.repo AND n.commit = s.commit AND n.kind = 'mcp-sdk') AS sdks_declared,
-    (SELECT min(x.path) FROM detector_exclusions x WHERE x.repo = s.repo AND x.commit = s.commit
-        AND x.reason = 'client-code') AS client_file,
+    coalesce((SELECT min(n.path) FROM tree_notes n WHERE n.repo = s.repo AND n.commit = s.commit
+        AND n.kind = 'mcp-client'), (SELECT min(x.path) FROM detector_exclusions x WHERE x.repo = s.repo
+        AND x.commit = s.commit AND x.reason = 'client-code')) AS client_file,
+    (SELECT min(n.path) FROM tree_notes n WHERE n.repo = s.repo AND n.commit = s.commit
+        AND n.kind = 'mcp-prompts') AS prompts_file,
+    EXISTS (SELECT 1 FROM tree_notes n WHERE n.repo = s.repo AND n.commit = s.commit
+        AND n.kind = 'no-source') AS no_source,
     (SELECT string_agg(DISTINCT lower(regexp_extract(c.path, '\\.[^./]+$')), ', ') FROM term_counts c
         WHERE c.repo = s.repo AND c.commit = s.commit AND lower(c.term) IN ({", ".join(repr(v) for v in _VOCABULARY)})
         AND c.role <> 'docs' AND lower(regexp_extract(c.path, '\\.[^./]+$')) NOT IN ({_PARSED}, '.json', '.md', '')
@@ -101,10 +107,14 @@ def _reason(f: dict[str, object]) -> tuple[str, str]:
         return "server-elsewhere", where
     if not f["sdks_declared"]:
         return "not-a-server", "no package manifest declares an MCP SDK"
-    if f["client_file"]:
-        return "not-a-server", f"reads tools as an MCP client ({f['client_file']}); declares {f['sdks_declared']}"
     if f["example_and_test_tools"]:
         return "not-a-server", f"only example and test tools ({f['example_and_test_tools']}): an SDK or a framework"
+    if f["client_file"]:
+        return "not-a-server", f"uses MCP as a client ({f['client_file']}): an app, an inspector or a proxy"
+    if f["prompts_file"]:
+        return "not-a-server", f"serves prompts or resources and no tool ({f['prompts_file']})"
     if f["unparsed_extensions"]:
         return "unsupported", f"hint names in {f['unparsed_extensions']} files, a language no detector parses"
+    if f["no_source"]:
+        return "not-a-server", "no source file of a language the detector parses: docs, images and configuration"
     return "unknown", f"declares {f['sdks_declared']}; no tool, no pointer elsewhere"

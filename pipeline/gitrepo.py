@@ -12,6 +12,7 @@ import contextlib
 import os
 import subprocess
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO
 
@@ -55,6 +56,12 @@ class GitRepo:
         """Raise ``NotFoundError`` unless ``commit`` is in the repository."""
         if self.resolve(commit) != commit:
             raise NotFoundError(f"commit {commit} not found in {self.path}")
+
+    def committed_at(self, commit: str) -> datetime | None:
+        """The committer date of ``commit`` (UTC), or ``None`` when git cannot say."""
+        done = self._git("show", "-s", "--format=%ct", commit, check=False)
+        stamp = done.stdout.decode().strip()
+        return datetime.fromtimestamp(int(stamp), UTC) if done.returncode == 0 and stamp.isdigit() else None
 
     def members(self, commit: str) -> Iterator[Entry]:
         """Every tree entry of ``commit``; regular files come with their content as chunks."""

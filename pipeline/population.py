@@ -7,6 +7,9 @@
 - ``population_by_sdk``: server tools per SDK and language, with the repositories using each;
 - ``seed_000_comparison``: seed 000's table (288 tools of 14 running servers) beside the same
   figures over the population, as declared in source and as a client receives them;
+- ``caveats_by_kind``: how many repositories each caveat was found in;
+- ``commit_years``: the years the scanned trees' commits date from (``unknown`` where the source
+  gives no date: a GitHub archive);
 - ``SEED_000``: that article's published figures, as data.
 """
 
@@ -15,6 +18,7 @@ from __future__ import annotations
 import duckdb
 import polars as pl
 
+from pipeline.caveats import caveats
 from pipeline.frames import frame
 from pipeline.hints import COVERAGE_FIELDS, DECLARED, ON_WIRE, hint_coverage
 from pipeline.scan.roles import SERVER
@@ -90,3 +94,19 @@ def seed_000_comparison(con: duckdb.DuckDBPyConnection, manifest: str | None = N
     columns = ["field", "seed_000_tools", "seed_000_set", "seed_000_true", "seed_000_false", "source_tools",
                "source_set", "source_true", "source_false", "source_dynamic", "wire_set", "wire_true", "wire_false"]
     return pl.DataFrame(rows, schema={c: pl.String if c == "field" else pl.Int64 for c in columns}, orient="row")
+
+
+def caveats_by_kind(con: duckdb.DuckDBPyConnection, manifest: str | None = None) -> pl.DataFrame:
+    """Per caveat found (``stats.caveats``), the repositories it was found in, most first."""
+    found = caveats(con, manifest).filter(pl.col("status") == "found")
+    return found.group_by("caveat").agg(pl.col("repo").n_unique().alias("repositories")).sort(
+        ["repositories", "caveat"], descending=[True, False])
+
+
+def commit_years(con: duckdb.DuckDBPyConnection, manifest: str | None = None) -> pl.DataFrame:
+    """Per year of the pinned commits' dates (``unknown`` without one), the scanned repositories."""
+    return frame(con, """
+        SELECT coalesce(CAST(year(n.committed_at_utc) AS VARCHAR), 'unknown') AS year, count(*) AS repositories,
+               min(n.committed_at_utc)::DATE::VARCHAR AS first, max(n.committed_at_utc)::DATE::VARCHAR AS last
+        FROM scope s JOIN snapshots n ON n.repo = s.repo AND n.commit = s.commit
+        WHERE s.status = 'scanned' GROUP BY 1 ORDER BY 1""", manifest)

@@ -63,8 +63,9 @@ def _coverage(data: PopulationData) -> str:
     return "\n\n".join([
         "## Coverage of the population",
         "Each repository gets a reason from evidence the census holds (`stats.coverage`): its tool rows, the "
-        "MCP SDKs its package manifests declare, its root README's pointer elsewhere, the manifest's "
-        "`server_repo`. `unknown` is a defect to look into, not a finding.",
+        "MCP SDKs its package manifests declare, its files that use MCP as a client or serve only prompts, its "
+        "README's pointer to where the project moved, the manifest's `server_repo`. `unknown` is a defect to "
+        "look into, not a finding.",
         markdown_table(data.coverage_summary),
         "### Repositories with no named server tool",
         markdown_table(others, {"repo": "repository", "reason": "reason", "evidence": "evidence"}),
@@ -127,8 +128,13 @@ def _effective(data: PopulationData) -> str:
 
 def _trust(data: PopulationData) -> str:
     lines = ["## How far to trust it",
-             "The trees are as pinned (the seed is from May 2025, the commits from when the manifest was pinned); "
-             "the detector reads source, so a server whose tools are made at run time shows as `runtime-generated`."]
+             "The trees are as pinned, not as they were when the registry listed them (its seed is from May 2025): "
+             "the scanned trees' commits by year (the dates git gives; `unknown` for a tree read from an archive):",
+             markdown_table(data.commit_years),
+             "The detector reads source, so a server whose tools are made at run time shows as `runtime-generated`."]
+    lines += ["Each repository's own caveats (`stats.caveats`: files not in the archive, submodules, LFS "
+              "pointers, tools registered through wrappers, ...), how many repositories each was found in, then all:",
+              markdown_table(data.caveats_by_kind), markdown_table(data.caveats)]
     if data.audit.height:
         values = dict(zip(data.audit["measure"].to_list(), data.audit["value"].to_list(), strict=True))
         lines.append(

@@ -51,6 +51,12 @@ class PopulationData:
     """``stats.hint_coverage`` over server tools."""
     effective_summary: pl.DataFrame
     """``stats.effective_summary`` over server tools."""
+    commit_years: pl.DataFrame
+    """``population.commit_years``."""
+    caveats_by_kind: pl.DataFrame
+    """``population.caveats_by_kind``."""
+    caveats: pl.DataFrame
+    """``stats.caveats`` found, every repository's (local paths replaced by ``DIR``)."""
     audit: pl.DataFrame
     """the hand audit's totals (``audit.totals``) as (measure, value); empty without an audit."""
 
@@ -67,14 +73,21 @@ def is_population(con: duckdb.DuckDBPyConnection, manifest: str) -> bool:
 def collect(con: duckdb.DuckDBPyConnection, manifest: str, audit_dir: Path | None = None) -> PopulationData:
     """The frames of ``manifest``'s population report; ``audit_dir`` holds the hand audit's
     ``truth/`` folder, when there is one."""
-    coverage = stats.coverage(con, manifest).with_columns(
-        pl.col("evidence").str.replace_all(_LOCAL_PATH, "${1}DIR"))
+    coverage = stats.coverage(con, manifest).with_columns(_without_paths("evidence"))
+    found = stats.caveats(con, manifest).filter(pl.col("status") == "found").drop("commit", "status")
     totals = _audit(con, audit_dir)
     return PopulationData(
         manifest, coverage, stats.coverage_summary(con, manifest), population.seed_000_comparison(con, manifest),
         population.annotation_classes(con, manifest), population.servers_by_annotation(con, manifest),
         population.population_by_sdk(con, manifest), stats.hint_coverage(con, manifest),
-        stats.effective_summary(con, manifest), totals)
+        stats.effective_summary(con, manifest), population.commit_years(con, manifest),
+        population.caveats_by_kind(con, manifest),
+        found.with_columns(_without_paths("evidence")), totals)
+
+
+def _without_paths(column: str) -> pl.Expr:
+    """``column`` with each absolute path (a local mirrors folder, a source file) written ``DIR``."""
+    return pl.col(column).str.replace_all(_LOCAL_PATH, "${1}DIR")
 
 
 def _audit(con: duckdb.DuckDBPyConnection, audit_dir: Path | None) -> pl.DataFrame:

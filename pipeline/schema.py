@@ -2,7 +2,8 @@
 
 Tables (later stages extend these, never rename them):
 
-- ``snapshots``: one row per (repo, commit): what was fetched and scanned, or why not.
+- ``snapshots``: one row per (repo, commit): what was fetched and scanned, or why not (and the
+  commit's date, where the source gives it).
 - ``term_counts``: (repo, commit, path, term, count, role), non-zero counts only.
 - ``skipped_files``: (repo, commit, path, kind): members that were not read, and why.
 - ``tree_notes``: (repo, commit, path, kind, detail): ``.gitattributes`` lines that leave files
@@ -51,7 +52,8 @@ CREATE TABLE IF NOT EXISTS snapshots (
     archive_root VARCHAR,
     source VARCHAR,                   -- github | tarball | git
     terms VARCHAR[],
-    server_paths VARCHAR[]            -- the entry's server_paths its roles were decided with
+    server_paths VARCHAR[],           -- the entry's server_paths its roles were decided with
+    committed_at_utc TIMESTAMP        -- the commit's date, where the source gives it (a git repository)
 );
 CREATE TABLE IF NOT EXISTS term_counts (
     repo VARCHAR NOT NULL, commit VARCHAR NOT NULL, path VARCHAR NOT NULL,
@@ -149,7 +151,8 @@ WHERE t.is_mcp"""
 
 #: columns added after a table first shipped: (table, column, type); ``install`` adds them
 ADDED_COLUMNS = (("snapshots", "server_paths", "VARCHAR[]"), ("term_counts", "role", "VARCHAR"),
-                 ("tools", "role", "VARCHAR"), ("tools", "role_rule", "VARCHAR"))
+                 ("tools", "role", "VARCHAR"), ("tools", "role_rule", "VARCHAR"),
+                 ("snapshots", "committed_at_utc", "TIMESTAMP"))
 
 
 def install(con: duckdb.DuckDBPyConnection) -> None:
@@ -159,7 +162,7 @@ def install(con: duckdb.DuckDBPyConnection) -> None:
     missing = [(t, c, kind) for t, c, kind in ADDED_COLUMNS if not _has_column(con, t, c)]
     for table, column, kind in missing:
         con.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
-    if missing:
+    if any(column in ("role", "server_paths") for _, column, _ in missing):
         backfill_roles(con)
     rows = [(s.key, s.language, s.is_mcp, s.wire) for s in SDKS.values()]
     con.executemany("INSERT INTO sdk_catalog VALUES (?, ?, ?, ?)", rows)

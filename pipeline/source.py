@@ -34,6 +34,8 @@ class Fetched:
     """when the archive was downloaded (or found)."""
     downloaded: bool = False
     """whether this call downloaded it (``False``: cache or local)."""
+    committed_at_utc: datetime | None = None
+    """the commit's committer date, where the source gives it (a git repository)."""
 
 
 class ArchiveSource(Protocol):
@@ -139,7 +141,7 @@ class GitRepoSource:
     def fetch(self, commit: str) -> Fetched:
         """Check that the commit is present."""
         self._git.check_commit(commit)
-        return Fetched(None, None, None, datetime.now(UTC))
+        return Fetched(None, None, None, datetime.now(UTC), committed_at_utc=self._git.committed_at(commit))
 
     locate = fetch
 

@@ -126,10 +126,11 @@ class Store:
                 self._con.execute(f"DELETE FROM {table} WHERE {SAME}", [repo, commit])
             self._forget_unpinned(repo, commit)
             self._con.execute(
-                "INSERT INTO snapshots VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'scanned', NULL, NULL, ?, ?, ?, ?)",
+                "INSERT INTO snapshots VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'scanned', NULL, NULL, ?, ?, ?, ?, ?)",
                 [repo, commit, fetched.sha256, fetched.size_bytes, scan.regular_files,
                  scan.skipped_members, scan.content_bytes, _naive(fetched.fetched_at_utc),
-                 _naive(datetime.now(UTC)), version, fetched.root, source, list(terms), list(server_paths)],
+                 _naive(datetime.now(UTC)), version, fetched.root, source, list(terms), list(server_paths),
+                 _naive(fetched.committed_at_utc) if fetched.committed_at_utc is not None else None],
             )
             self._con.execute(
                 "INSERT INTO term_counts SELECT ?, ?, unnest(?::VARCHAR[]), unnest(?::VARCHAR[]),"

@@ -30,6 +30,14 @@ TREES: dict[str, dict[str, bytes | tuple[str, str]]] = {
         b'server.tool("echo", "Echo", {}, async () => ({ content: [] }));\n')},
     "acme/lisp": {"package.json": SDK, "src/server.clj": b'(def tools [{:name "x" :readOnlyHint true}])\n'},
     "acme/quiet": {"package.json": SDK, "index.js": b"console.log('hello')\n"},
+    "acme/docs": {"package.json": SDK, "docs/index.md": b"# The server's documentation\n", "logo.svg": b"<svg/>"},
+    "acme/inspector": {"package.json": SDK, "src/inspect.ts": (
+        b'import { Client } from "@modelcontextprotocol/sdk/client/index.js";\n'
+        b'export const client = new Client({ name: "inspector", version: "1" });\n')},
+    "acme/prompts": {"package.json": SDK, "src/server.ts": (
+        b'import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";\n'
+        b'const server = new McpServer({ name: "p", version: "1" });\n'
+        b'server.registerPrompt("summarize", { description: "Summarize" }, () => ({ messages: [] }));\n')},
 }
 def population_census(tmp_path: Path) -> Path:
     """The census database of ``TREES`` (manifest ``population``) built under ``tmp_path``."""

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 
+import duckdb
 from github_server import GitHubServer
 from synth import FASTMCP_SERVER, git_env, git_repo, tarball
 
@@ -67,6 +69,11 @@ def test_offline_pins_from_mirrors_and_skips_the_rest_sending_nothing(tmp_path: 
     assert github.requests == []
     rows = _rows(settings.db_path)
     assert [(r[0], r[1], r[2]) for r in rows] == [("acme/absent", "skipped", None), ("acme/notes", "scanned", "git")]
+    stamp = subprocess.run(["git", "--git-dir", str(tmp_path / "m" / "acme" / "notes.git"), "show", "-s",
+                            "--format=%ct", commit], check=True, capture_output=True, text=True).stdout.strip()
+    with duckdb.connect(str(settings.db_path), read_only=True) as con:
+        [(committed,)] = con.execute("SELECT committed_at_utc FROM snapshots WHERE repo = 'acme/notes'").fetchall()
+    assert committed == datetime.fromtimestamp(int(stamp), UTC).replace(tzinfo=None)  # the commit's date, as git says
 
 
 def test_a_commit_the_mirror_lacks_comes_from_github_or_is_skipped_offline(tmp_path: Path,

@@ -65,7 +65,7 @@ EXPECTED: dict[str, list[tuple[str, ...]]] = {
     ],
 }
 EXPECTED["05-registry-census.py"] = [  # the population census of population_world, manifest "population"
-    ('"not-scanned"', "1"), ('"server-tools"', "1"), ('"not-a-server"', "2"), ('"unknown"', "1"),
+    ('"not-scanned"', "1"), ('"server-tools"', "1"), ('"not-a-server"', "5"), ('"unknown"', "1"),
     ('"acme/moved"', '"server-elsewhere"', '"README points to https://github.com/acme/new-home"'),
     ('"acme/lisp"', '"unsupported"'),
     ('"readOnlyHint"', "288", "262", "145", "117"),

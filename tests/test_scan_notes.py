@@ -121,8 +121,9 @@ See https://github.com/acme/other for something else.
 
 
 def test_evidence_of_what_a_tree_without_tools_is(tmp_path: Path) -> None:
-    """The root README's pointer to where the project lives now, and the MCP SDKs its package
-    manifests declare (by folder): a nested README, or one with no such sentence, says nothing."""
+    """The root README's pointer to where the project lives now, the MCP SDKs its package
+    manifests declare (by folder), a file using MCP as a client and one serving prompts: a nested
+    README, or one with no such sentence, says nothing."""
     tree: dict[str, bytes | tuple[str, str]] = {
         "README.md": MOVED_README,
         "docs/README.md": b"This guide has moved to https://github.com/acme/guide.\n",
@@ -130,15 +131,27 @@ def test_evidence_of_what_a_tree_without_tools_is(tmp_path: Path) -> None:
         "py/pyproject.toml": b'[project]\nname = "p"\ndependencies = ["fastmcp>=2.3", "httpx"]\n',
         "client/package.json": b'{"name": "c", "dependencies": {"left-pad": "1.0.0"}}',
         "index.js": b"console.log('forwarding to the hosted server')\n",
+        "client/inspect.ts": b'import { Client } from "@modelcontextprotocol/sdk/client/index.js";\n',
+        "tests/inspect.test.ts": b'import { Client } from "@modelcontextprotocol/sdk/client/index.js";\n',
+        "py/prompts.py": b"from fastmcp import FastMCP\nmcp = FastMCP('p')\n\n@mcp.prompt()\ndef ask() -> str: ...\n",
     }
     path = tmp_path / "t.tar.gz"
     path.write_bytes(tarball(tree, root="r"))
     scan = scan_tree(members(path, "r"), ("readOnlyHint",), Detector())
-    assert sorted(scan.notes) == [
+    assert sorted(scan.notes) == [  # a client import in a test is no evidence of a client
         (".", "mcp-sdk", "ts-mcp: @modelcontextprotocol/sdk ^1.12.0"),
         ("README.md", "points-elsewhere", "https://github.com/acme/notes-server"),
+        ("client/inspect.ts", "mcp-client", "@modelcontextprotocol/sdk/client/index.js"),
         ("py", "mcp-sdk", "python-fastmcp: fastmcp >=2.3"),
+        ("py/prompts.py", "mcp-prompts", "@mcp.prompt("),
     ]
     assert notes.note("README.md", "readme", b"# A server\n\nSee https://github.com/acme/x.\n") is None
     assert notes.kind_of("README.rst", 5000) == "readme"
     assert notes.kind_of("docs/README.md", 5000) is None  # (a small file may still be an LFS pointer)
+    assert notes.kind_of("mcp_extension/README.md", 5000) == "readme"  # the MCP part of a larger tree
+    docs_only = tmp_path / "docs.tar.gz"
+    docs_only.write_bytes(tarball({"README.md": b"# docs\n", "docs/a.md": b"x\n", "src/vendor/x.ts": b"tool\n"},
+                                  root="d"))
+    assert ("." , "no-source", "no source file of a language the detector parses") in \
+        scan_tree(members(docs_only, "d"), ("x",), Detector()).notes
+    assert not any(n[1] == "no-source" for n in scan.notes)

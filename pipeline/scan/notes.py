@@ -5,8 +5,9 @@
 - ``.gitmodules`` paths: submodules, whose files live in other repositories and are never
   in an archive;
 - Git LFS pointer files: a few lines of text counted in place of the file they stand for;
-- the root README's pointer to another repository the project moved to (``points-elsewhere``:
-  "has moved to https://github.com/o/n", "now lives in ...", "deprecated in favour of ...").
+- the pointer of the root README, or of a README in a folder named for MCP (``mcp_extension/``),
+  to another repository the project moved to (``points-elsewhere``: "has moved to
+  https://github.com/o/n", "now lives in ...", "deprecated in favour of ...").
   The detector adds ``mcp-sdk`` notes: the MCP SDKs the tree's package manifests declare.
 
 Each note is ``(path, kind, detail)``; reports turn them into caveats.
@@ -60,8 +61,10 @@ def kind_of(path: str, size_bytes: int, buffer: bytes | None = None, offset: int
         kind = GIT_FILES.get(path.rpartition("/")[2])
         if kind is not None:
             return kind if size_bytes <= READ_MAX_BYTES else None
-    if path[:6].lower() == "readme" and "/" not in path:  # the root README
-        return "readme" if size_bytes <= READ_MAX_BYTES else None
+    if path[:6].lower() == "readme" or path.rpartition("/")[2][:6].lower() == "readme":
+        folder = path.rpartition("/")[0].rpartition("/")[2].lower()
+        if "/" not in path or "mcp" in folder:  # the root README, or the MCP part's (mcp_extension/)
+            return "readme" if size_bytes <= READ_MAX_BYTES else None
     if not _LFS_MIN_BYTES <= size_bytes <= LFS_MAX_BYTES:
         return None
     return "lfs" if buffer is None or buffer.startswith(LFS_MAGIC, offset) else None

@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 from typing import Protocol
 
 from pipeline.scan.count import TermCounter
-from pipeline.scan.detect import deps, literals, markers, paths
+from pipeline.scan.detect import deps, evidence, literals, markers, paths
 from pipeline.scan.detect.model import Exclusion, Tool
 from pipeline.scan.detect.sdks import SDKS
 from pipeline.scan.detect.source import SourceFile, extension, language_of, literal_language
@@ -43,8 +43,9 @@ MAX_KEPT_BYTES = 128 << 20
 KEEP_TREES_BYTES = 16 << 20
 #: a source file is kept for the detectors only if it contains one of these (lower-cased):
 #: every registration names a tool; constants and presets name a hint or annotations; the
-#: module that builds the server (``mcp = FastMCP(...)``) names MCP
-KEEP_WORDS = ("tool", "mcp", "hint", "annotation")
+#: module that builds the server (``mcp = FastMCP(...)``) names MCP; a client's imports name
+#: the SDK's package (``evidence``)
+KEEP_WORDS = ("tool", "mcp", "hint", "annotation", "modelcontextprotocol")
 #: a left-out file is worth recording only if it names one of these (see ``paths.relevant``)
 RELEVANT_WORDS = (*paths.ANCHORS, *paths.MARKER_WORDS)
 #: a file that names none of these is neither kept nor recorded: the scan looks for them
@@ -105,8 +106,8 @@ class Detection:
     files_parsed: int
     """source files handed to a language detector."""
     notes: tuple[tuple[str, str, str], ...] = ()
-    """(manifest folder, ``mcp-sdk``, ``sdk: package version``): each MCP SDK a package manifest
-    of the tree declares, evidence of what the tree is when it defines no tool."""
+    """(path, kind, detail): evidence of what the tree is when it defines no tool (``evidence``:
+    the MCP SDKs its manifests declare, files using MCP as a client or serving only prompts)."""
 
 
 class Detector:
@@ -122,6 +123,8 @@ class Detector:
         self._shims: dict[str, list[SourceFile]] = defaultdict(list)
         self._exclusions: list[Exclusion] = []
         self._kept_bytes = 0
+        self._sources = 0
+        """whether (or how many) source files of a parsed language the tree holds."""
         self._last: tuple[str, tuple[str, str] | None] = ("", None)
 
     def wants(self, path: str, size_bytes: int) -> bool:
@@ -130,6 +133,7 @@ class Detector:
         Source files over ``MAX_FILE_BYTES`` are not kept; they are recorded as ``too-large``.
         """
         kind = self._kind(path)
+        self._sources += kind is not None and kind[0] == "source"
         if kind is not None and size_bytes > MAX_FILE_BYTES:
             if kind[0] == "source":
                 self._exclusions.append(Exclusion(path, "too-large", f"{size_bytes} bytes > {MAX_FILE_BYTES}"))
@@ -141,7 +145,12 @@ class Detector:
         return deps.is_manifest(path)
 
     def manifests(self, names: Iterable[bytes]) -> list[int]:
-        """The positions in ``names`` (raw tar member names) of the files ``always_reads``."""
+        """The positions in ``names`` (raw tar member names) of the files ``always_reads``; the
+        scan hands every run's names here, so the tree's source files are noticed too."""
+        names = list(names)
+        if not self._sources:
+            self._sources = any((kind := _kind(n.decode("utf-8", "replace"))) is not None and kind[0] == "source"
+                                for n in names)
         return deps.manifest_positions(names)
 
     def prefilter_words(self) -> tuple[str, ...]:
@@ -210,7 +219,10 @@ class Detector:
         tools = supplement(tools, self._files, (x.path for x in self._exclusions), dependencies=self.dependencies,
                            roles=rules, place=lambda tool, file: _placed(self._versioned(tool), file, rules))
         parsed = sum(len(files) for language, files in self._files.items() if language in LANGUAGES)
-        found = Detection(tuple(tools), tuple(self._exclusions), parsed, sdk_notes(self.dependencies))
+        notes = (*evidence.sdk_notes(self.dependencies),
+                 *evidence.usage_notes(f for group in self._files.values() for f in group),
+                 *evidence.no_source_note(self._sources))
+        found = Detection(tuple(tools), tuple(self._exclusions), parsed, notes)
         self._reset()
         return found
 
@@ -254,15 +266,6 @@ class Detector:
             return tool
         version = self.dependencies.version(SDKS[tool.sdk].packages, tool.path)
         return replace(tool, sdk_version=version) if version else tool
-
-
-def sdk_notes(dependencies: deps.Dependencies) -> tuple[tuple[str, str, str], ...]:
-    """One ``mcp-sdk`` note per MCP SDK package a manifest of the tree declares (its folder, ``.``
-    at the root), sorted: ``("server", "mcp-sdk", "ts-mcp: @modelcontextprotocol/sdk ^1.12.0")``."""
-    found = {(dep.directory or ".", "mcp-sdk", f"{sdk.key}: {dep.name} {dep.version or ''}".rstrip())
-             for sdk in SDKS.values() if sdk.is_mcp and sdk.packages for dep in dependencies.declaring(sdk.packages)
-             if sdk.language in dep.languages}
-    return tuple(sorted(found))
 
 
 def _placed(tool: Tool, file: SourceFile, roles: RoleRules) -> Tool:
