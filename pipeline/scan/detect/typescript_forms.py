@@ -13,6 +13,7 @@ call makes, each with the node whose line is reported:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from pipeline.scan.detect.model import NO_ANNOTATIONS
@@ -195,6 +196,16 @@ def create_tool(res: Resolver, call: Ref) -> Found:
 def built_at_run_time(res: Resolver, value: Ref) -> bool:
     """Whether a ``tools`` value is made when the handler runs (``await api.list()``,
     ``Promise.all(items.map(...))``, ``registry.values().map(...)``, or a local holding one:
-    ``const tools = await answer.json(); return { tools }``): a call or an ``await``, not a list."""
+    ``const tools = await answer.json(); return { tools }``): a call or an ``await``, not a list;
+    or a field of the class that code assigns something other than a list literal to
+    (``tools: this._tools`` with ``this._tools = initInfo.tools``)."""
     made = ("await_expression", "call_expression")
-    return any(unwrap(ref.node).type in made for ref in (value, res.resolve(value)[0]))
+    if any(unwrap(ref.node).type in made for ref in (value, res.resolve(value)[0])):
+        return True
+    node = unwrap(value.node)  # a field the class fills later: this.tools = answer.tools
+    prop = node.child_by_field_name("property") if node.type == "member_expression" else None
+    base = node.child_by_field_name("object") if node.type == "member_expression" else None
+    if prop is None or base is None or base.type != "this":
+        return False
+    filled = rb"this\.%s\s*=(?!=)\s*(?![\s\[])" % re.escape(value.file.text(prop).encode())
+    return re.search(filled, value.file.data) is not None
