@@ -7,8 +7,10 @@ not, why, from evidence the census holds.
 - ``server-tools``: it defines server tools the detector names;
 - ``runtime-generated``: its only server registrations have names the source cannot give (a
   list answered from an API, a loop over configuration: rules ending in ``-dynamic``);
-- ``server-elsewhere``: the manifest gives a ``server_repo``, or the root README points to the
-  repository the project moved to (the ``points-elsewhere`` tree note);
+- ``server-elsewhere``: the manifest gives a ``server_repo``, or the README points to the
+  repository the project moved to (the ``points-elsewhere`` tree note); or, when none of the
+  ``not-a-server`` evidence holds, the root's package metadata names another repository
+  (``package-repository``: weaker, since a renamed repository names its new self);
 - ``not-a-server``: no package manifest declares an MCP SDK (a list, a docs site, a desktop
   app), or the tree uses MCP as a client (an app, an inspector, a proxy relaying another server's
   tools), or its only tools are its examples' and tests' (an SDK, a framework), or it serves
@@ -51,6 +53,9 @@ SELECT s.entry, s.repo, s.commit, s.status, s.skip_reason, s.server_repo,
         AND t.role IN ('{EXAMPLE}', '{TEST}')) AS example_and_test_tools,
     (SELECT string_agg(DISTINCT n.detail, ', ' ORDER BY n.detail) FROM tree_notes n WHERE n.repo = s.repo
         AND n.commit = s.commit AND n.kind = 'points-elsewhere') AS points_elsewhere,
+    (SELECT min(n.detail) FROM tree_notes n WHERE n.repo = s.repo AND n.commit = s.commit
+        AND n.kind = 'package-repository' AND NOT lower(n.detail) LIKE '%github.com/' || lower(s.repo))
+        AS package_elsewhere,
     (SELECT string_agg(DISTINCT split_part(n.detail, ':', 1), ', ' ORDER BY split_part(n.detail, ':', 1))
         FROM tree_notes n WHERE n.repo = s.repo AND n.commit = s.commit AND n.kind = 'mcp-sdk') AS sdks_declared,
     coalesce((SELECT min(n.path) FROM tree_notes n WHERE n.repo = s.repo AND n.commit = s.commit
@@ -113,6 +118,8 @@ def _reason(f: dict[str, object]) -> tuple[str, str]:
         return "not-a-server", f"uses MCP as a client ({f['client_file']}): an app, an inspector or a proxy"
     if f["prompts_file"]:
         return "not-a-server", f"serves prompts or resources and no tool ({f['prompts_file']})"
+    if f["package_elsewhere"]:  # weaker than a README: a renamed repository names its new self
+        return "server-elsewhere", f"its package names the repository {f['package_elsewhere']}"
     if f["unparsed_extensions"]:
         return "unsupported", f"hint names in {f['unparsed_extensions']} files, a language no detector parses"
     if f["no_source"]:

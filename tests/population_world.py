@@ -30,6 +30,9 @@ TREES: dict[str, dict[str, bytes | tuple[str, str]]] = {
         b'server.tool("echo", "Echo", {}, async () => ({ content: [] }));\n')},
     "acme/lisp": {"package.json": SDK, "src/server.clj": b'(def tools [{:name "x" :readOnlyHint true}])\n'},
     "acme/quiet": {"package.json": SDK, "index.js": b"console.log('hello')\n"},
+    "acme/fork": {"package.json": (b'{"name": "f", "repository": {"type": "git", "url": "git+https://github.com/'
+                                   b'upstream/server.git"}, "dependencies": {"@modelcontextprotocol/sdk": "1"}}'),
+                  "index.js": b"console.log('see upstream')\n"},
     "acme/docs": {"package.json": SDK, "docs/index.md": b"# The server's documentation\n", "logo.svg": b"<svg/>"},
     "acme/inspector": {"package.json": SDK, "src/inspect.ts": (
         b'import { Client } from "@modelcontextprotocol/sdk/client/index.js";\n'

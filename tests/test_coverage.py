@@ -17,6 +17,7 @@ EXPECTED = {
     "acme/sdk": ("not-a-server", "only example and test tools (1): an SDK or a framework"),
     "acme/lisp": ("unsupported", "hint names in .clj files, a language no detector parses"),
     "acme/quiet": ("unknown", "declares ts-mcp; no tool, no pointer elsewhere"),
+    "acme/fork": ("server-elsewhere", "its package names the repository https://github.com/upstream/server"),
     "acme/docs": ("not-a-server", "no source file of a language the detector parses: docs, images and configuration"),
     "acme/inspector": ("not-a-server", "uses MCP as a client (src/inspect.ts): an app, an inspector or a proxy"),
     "acme/prompts": ("not-a-server", "serves prompts or resources and no tool (src/server.ts)"),
@@ -37,4 +38,4 @@ def test_every_repository_has_its_reason_and_the_evidence(tmp_path: Path) -> Non
     assert found.filter(found["repo"] == "acme/gone")["server_tools"].to_list() == [None]
     assert rows["acme/gone"][1].startswith("source not found: ")
     assert summary["reason"].to_list() == list(coverage.REASONS)  # every reason, zero ones too
-    assert summary["repositories"].to_list() == [1, 1, 1, 1, 5, 1, 1]
+    assert summary["repositories"].to_list() == [1, 1, 1, 2, 5, 1, 1]

@@ -29,15 +29,15 @@ def written(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_the_page_says_what_the_frames_hold(written: Path) -> None:
     text = (written / "README.md").read_text(encoding="utf-8")
-    assert text.startswith("# Census report: population\n\n11 repositories, 10 read at their pinned commits: 1 define")
+    assert text.startswith("# Census report: population\n\n12 repositories, 11 read at their pinned commits: 1 define")
     assert "| server-tools | 1 |" in text
     assert "| not-a-server | 5 |" in text
-    assert "| server-elsewhere | 1 |" in text
+    assert "| server-elsewhere | 2 |" in text
     assert "| acme/moved | server-elsewhere | README points to https://github.com/acme/new-home |" in text
     assert "| acme/gone | not-scanned | source not found: DIR |" in text  # no local path on the page
     assert "| readOnlyHint | 262 | 145 | 117 |" in text  # seed 000's published figures beside the population's
     assert "| none | 2 | 2 | 0 |" in text  # acme/tools and acme/remote annotate none of their tools
-    assert "| unknown | 10 |" in text  # commit years: a tree read from an archive has no commit date
+    assert "| unknown | 11 |" in text  # commit years: a tree read from an archive has no commit date
     assert "| repository-skipped | 1 |" in text  # each caveat with the repositories it was found in
     assert "| acme/gone | repository-skipped | not scanned (skipped at the fetch stage): source not found: DIR" in text
     assert "Its hand audit" not in text  # no audit/ folder beside this report
@@ -56,7 +56,7 @@ def test_the_page_is_rebuilt_byte_for_byte_from_its_frames(written: Path, tmp_pa
 def test_a_manifest_of_many_repositories_is_a_population(written: Path) -> None:
     db = written.parent / "c.duckdb"
     with duckdb.connect(str(db), read_only=True) as con:
-        assert not report_population.is_population(con, "population")  # 11 entries: per repository
+        assert not report_population.is_population(con, "population")  # 12 entries: per repository
         assert report_population.POPULATION_REPOS == 100
 
 

@@ -149,6 +149,11 @@ def test_evidence_of_what_a_tree_without_tools_is(tmp_path: Path) -> None:
     assert notes.kind_of("README.rst", 5000) == "readme"
     assert notes.kind_of("docs/README.md", 5000) is None  # (a small file may still be an LFS pointer)
     assert notes.kind_of("mcp_extension/README.md", 5000) == "readme"  # the MCP part of a larger tree
+    assert notes.note("pyproject.toml", "package", b'[project.urls]\nRepository = "https://github.com/o/n.git"\n') \
+        == ("pyproject.toml", "package-repository", "https://github.com/o/n")
+    assert notes.note("package.json", "package", b'{"repository": "https://github.com/o/n"}') == \
+        ("package.json", "package-repository", "https://github.com/o/n")
+    assert notes.note("package.json", "package", b'{"name": "x"}') is None
     docs_only = tmp_path / "docs.tar.gz"
     docs_only.write_bytes(tarball({"README.md": b"# docs\n", "docs/a.md": b"x\n", "src/vendor/x.ts": b"tool\n"},
                                   root="d"))

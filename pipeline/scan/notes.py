@@ -7,7 +7,9 @@
 - Git LFS pointer files: a few lines of text counted in place of the file they stand for;
 - the pointer of the root README, or of a README in a folder named for MCP (``mcp_extension/``),
   to another repository the project moved to (``points-elsewhere``: "has moved to
-  https://github.com/o/n", "now lives in ...", "deprecated in favour of ...").
+  https://github.com/o/n", "now lives in ...", "deprecated in favour of ...");
+- the repository the root's package metadata names (``package-repository``: package.json's
+  ``repository``, pyproject's ``[project.urls]``), which may be another one than the tree's.
   The detector adds ``mcp-sdk`` notes: the MCP SDKs the tree's package manifests declare.
 
 Each note is ``(path, kind, detail)``; reports turn them into caveats.
@@ -46,12 +48,22 @@ _MOVED = re.compile(
     r"[^\n]{0,160}?(https?://github\.com/[\w.-]+/[\w.-]+)")
 
 
+#: root package metadata that may name the project's repository
+_PACKAGE_FILES = ("package.json", "pyproject.toml")
+_PACKAGE_FILES_RAW = tuple(name.encode() for name in _PACKAGE_FILES)
+#: the repository a package names: package.json's ``repository`` (a string or ``{"url": ...}``),
+#: pyproject's ``[project.urls]`` Repository / Source / Homepage
+_PACKAGE_REPOSITORY = re.compile(
+    r'(?im)"repository"\s*:\s*(?:\{[^}]*?"url"\s*:\s*)?"(?:git\+)?(https?://github\.com/[\w.-]+/[\w.-]+)'
+    r'|^\s*["\']?(?:repository|source|source code|homepage)["\']?\s*=\s*"(https?://github\.com/[\w.-]+/[\w.-]+)')
+
+
 def candidates(files: list[Raw], buffer: bytes) -> list[int]:
     """The indexes of the files of a tar run (raw names, content at its offset in ``buffer``)
     that may give a note; ``kind_of`` then says which, by path."""
     return [index for index, (name, _, size, offset) in enumerate(files) if name.endswith(_GIT_SUFFIXES_RAW)
             or (_LFS_MIN_BYTES <= size <= LFS_MAX_BYTES and buffer.startswith(LFS_MAGIC, offset))
-            or name.rpartition(b"/")[2][:6].lower() == b"readme"]
+            or name.rpartition(b"/")[2][:6].lower() == b"readme" or name.endswith(_PACKAGE_FILES_RAW)]
 
 
 def kind_of(path: str, size_bytes: int, buffer: bytes | None = None, offset: int = 0) -> str | None:
@@ -61,6 +73,8 @@ def kind_of(path: str, size_bytes: int, buffer: bytes | None = None, offset: int
         kind = GIT_FILES.get(path.rpartition("/")[2])
         if kind is not None:
             return kind if size_bytes <= READ_MAX_BYTES else None
+    if path in _PACKAGE_FILES:  # the root's package metadata
+        return "package" if size_bytes <= READ_MAX_BYTES else None
     if path[:6].lower() == "readme" or path.rpartition("/")[2][:6].lower() == "readme":
         folder = path.rpartition("/")[0].rpartition("/")[2].lower()
         if "/" not in path or "mcp" in folder:  # the root README, or the MCP part's (mcp_extension/)
@@ -75,6 +89,10 @@ def note(path: str, kind: str, data: bytes) -> tuple[str, str, str] | None:
     if kind == "lfs":
         return (path, "lfs-pointer", _lfs_detail(data)) if data.startswith(LFS_MAGIC) else None
     text = data[:NOTE_MAX_BYTES].decode("utf-8", "replace")
+    if kind == "package":
+        named = _PACKAGE_REPOSITORY.search(text)
+        url = (named.group(1) or named.group(2)) if named else None
+        return (path, "package-repository", url.removesuffix(".git").rstrip("/")) if url else None
     if kind == "readme":
         moved = _MOVED.search(text)
         return (path, "points-elsewhere", moved.group(1).rstrip(".").removesuffix(".git")) if moved else None
