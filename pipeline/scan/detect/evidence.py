@@ -29,7 +29,12 @@ MAX_FILES = 5
 _CLIENT = re.compile(
     rb"@modelcontextprotocol/sdk/client[\w/.-]*|\bfrom\s+mcp(?:\.client[\w.]*)?\s+import\s+[^\n]*\bClientSession\b"
     rb"|\bfrom\s+mcp\.client[\w.]*\s+import|\bfrom\s+fastmcp(?:\.client)?\s+import\s+[^\n]*\bClient\b"
-    rb"|mark3labs/mcp-go/client\b|modelcontextprotocol/go-sdk/mcp\"[^\n]*|\bmcp\.NewClient\(")
+    rb"|mark3labs/mcp-go/client\b|\bmcp\.NewClient\(")
+#: what a file must hold (lower-cased) before ``_CLIENT`` / ``_PROMPTS`` are tried: plain searches are faster
+_CLIENT_WORDS = (b"sdk/client", b"clientsession", b"mcp.client", b"import client", b"mcp-go/client",
+                 b"mcp.newclient")
+_PROMPT_WORDS = (b".prompt(", b".resource(", b"listpromptsrequestschema", b"listresourcesrequestschema",
+                 b"registerprompt(", b"registerresource(", b".list_prompts(")
 #: prompt or resource registrations: decorators, handlers and SDK calls
 _PROMPTS = re.compile(rb"@\w+\.(?:prompt|resource)\(|ListPromptsRequestSchema|ListResourcesRequestSchema"
                       rb"|\.(?:registerPrompt|registerResource)\(|@\w+\.list_prompts\(")
@@ -48,10 +53,11 @@ def usage_notes(files: Iterable[SourceFile]) -> list[Note]:
     clients: list[Note] = []
     prompts: list[Note] = []
     for file in sorted(files, key=lambda f: f.path):
-        if len(clients) < MAX_FILES and b"client" in file.lower and not in_tests(file.path) and \
+        lower = file.lower
+        if len(clients) < MAX_FILES and any(w in lower for w in _CLIENT_WORDS) and not in_tests(file.path) and \
                 (found := _CLIENT.search(file.data)):
             clients.append((file.path, "mcp-client", found.group(0).decode("utf-8", "replace").strip()[:120]))
-        if len(prompts) < MAX_FILES and (b"prompt" in file.lower or b"resource" in file.lower) and \
+        if len(prompts) < MAX_FILES and any(w in lower for w in _PROMPT_WORDS) and \
                 (found := _PROMPTS.search(file.data)):
             prompts.append((file.path, "mcp-prompts", found.group(0).decode("utf-8", "replace")))
     return [*clients, *prompts]
