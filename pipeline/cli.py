@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from contextlib import ExitStack, suppress
 from typing import Any
 
-from pipeline import __version__, cli_args, cli_commands
+from pipeline import __version__, cli_args, cli_commands, cli_history
 from pipeline.cli_args import EnvError, help_formatter
 from pipeline.cli_commands import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, LOCKED_TIP, UsageError, fail
 from pipeline.errors import CensusError, ManifestError, StoreLockedError
@@ -194,6 +194,7 @@ COMMANDS: dict[str, tuple[Handler, Callable[[argparse.ArgumentParser], None]]] =
     "count": (cli_commands.count, cli_args.count_arguments),
     "discover": (cli_commands.discover, cli_args.discover_arguments),
     "audit": (cli_commands.audit, cli_args.audit_arguments),
+    "history": (cli_history.run, cli_history.arguments),
     "export": (cli_commands.export, cli_args.export_arguments),
     "report": (cli_commands.report, cli_args.report_arguments),
     "probe": (cli_commands.probe, cli_args.probe_arguments),

@@ -57,6 +57,14 @@ class GitRepo:
         if self.resolve(commit) != commit:
             raise NotFoundError(f"commit {commit} not found in {self.path}")
 
+    def output(self, *args: str) -> bytes:
+        """The standard output of one git command (``SourceError`` naming it when it fails)."""
+        return self._git(*args).stdout
+
+    def blobs(self) -> _CatFile:
+        """A ``git cat-file --batch`` reader of this repository's blobs (a context manager)."""
+        return _CatFile(self)
+
     def committed_at(self, commit: str) -> datetime | None:
         """The committer date of ``commit`` (UTC), or ``None`` when git cannot say."""
         done = self._git("show", "-s", "--format=%ct", commit, check=False)
