@@ -12,23 +12,23 @@ import argparse
 import json
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from pipeline import history
-from pipeline.cli_args import env_option, existing_dir
+from pipeline.cli_args import env_option, existing_dir, existing_file
 from pipeline.cli_commands import EXIT_FAILED, UsageError, fail
 from pipeline.errors import CensusError
 from pipeline.settings import DEFAULT_DB, ENV, Settings
 
-if TYPE_CHECKING:
-    import duckdb
-
 
 def arguments(parser: argparse.ArgumentParser) -> None:
     """``history``: the repository, its local clone, the range, the terms and the figures."""
-    parser.add_argument("repo", metavar="OWNER/NAME", help="the repository the clone is of (the rows' name)")
-    parser.add_argument("--source", type=existing_dir, required=True, metavar="GITDIR",
-                        help="a local git repository (a clone, bare or not: git clone --bare URL)")
+    parser.add_argument("repo", nargs="?", metavar="OWNER/NAME", help="the repository the clone is of (the rows' name)")
+    parser.add_argument("--source", type=existing_dir, metavar="GITDIR",
+                        help="with OWNER/NAME: a local git repository (a clone, bare or not: git clone --bare URL)")
+    parser.add_argument("--manifest", type=existing_file, metavar="FILE",
+                        help="instead of OWNER/NAME: check each entry's published figures over its history")
+    parser.add_argument("--source-dir", type=existing_dir, metavar="DIR",
+                        help="with --manifest: the folder of clones (DIR/OWNER/NAME.git or DIR/OWNER/NAME)")
     refs = parser.add_mutually_exclusive_group()
     refs.add_argument("--ref", metavar="REF", help="the ref to walk back from (default: HEAD)")
     refs.add_argument("--all-refs", action="store_true", help="walk every ref")
@@ -52,14 +52,22 @@ def run(args: argparse.Namespace) -> None:
     from pipeline import terms as term_sets
 
     settings = Settings.from_env(db_path=args.db_path)
+    window = {"ref": args.ref, "all_refs": args.all_refs, "first_parent": args.first_parent,
+              "since": args.since, "until": args.until}
+    if args.manifest is not None:
+        if args.repo or args.source or args.source_dir is None:
+            raise UsageError("give --manifest FILE with --source-dir DIR, or OWNER/NAME with --source GITDIR",
+                             "--manifest")
+        _published(args, settings, window)
+        return
+    if not args.repo or args.source is None:
+        raise UsageError("give OWNER/NAME with --source GITDIR (or --manifest FILE with --source-dir DIR)", "--source")
     try:
         terms = term_sets.resolve(args.terms_spec if args.terms_spec in term_sets.TERM_SETS
                                   else args.terms_spec.split(","))
     except ValueError as exc:
         raise UsageError(str(exc), "--terms") from exc
     figures = _figures(args.figures, terms)
-    window = {"ref": args.ref, "all_refs": args.all_refs, "first_parent": args.first_parent,
-              "since": args.since, "until": args.until}
     try:
         args.db_path.parent.mkdir(parents=True, exist_ok=True)
         with duckdb.connect(str(args.db_path)) as con:
@@ -69,7 +77,7 @@ def run(args: argparse.Namespace) -> None:
             history_store.record(con, args.repo, terms, walked)
             order = history.commits(args.source, **window)
             totals = {**stored, **{c.commit: c.totals for c in walked}}
-            moves = _moves(con, args.repo, terms)
+            moves = history_store.moves(con, args.repo, terms)
     except (CensusError, OSError, duckdb.Error) as exc:
         fail(settings, f"history: {args.repo}: {exc}", EXIT_FAILED)
     series = [history.CommitCounts(sha, parents[0] if parents else None, when, totals[sha], moves.get(sha, ()), ())
@@ -86,6 +94,27 @@ def run(args: argparse.Namespace) -> None:
         print(line)
 
 
+def _published(args: argparse.Namespace, settings: Settings, window: dict[str, object]) -> None:
+    """``--manifest``: every entry's published figures against its history, stored and printed."""
+    import duckdb
+
+    from pipeline import history_published, history_store
+    from pipeline import manifest as manifests
+
+    try:
+        manifest = manifests.load(args.manifest)
+        args.db_path.parent.mkdir(parents=True, exist_ok=True)
+        with duckdb.connect(str(args.db_path)) as con:
+            history_store.install(con)
+            findings, absent = history_published.check(con, manifest, args.source_dir, window)
+    except (CensusError, OSError, duckdb.Error) as exc:
+        fail(settings, f"history: {exc}", EXIT_FAILED)
+    for finding in findings:
+        print(history_published.describe(finding))
+    for repo in absent:
+        print(f"{repo}: no clone under {args.source_dir}: not checked")
+
+
 def _figures(specs: list[str], terms: tuple[str, ...]) -> dict[str, int]:
     figures: dict[str, int] = {}
     for spec in specs:
@@ -94,16 +123,6 @@ def _figures(specs: list[str], terms: tuple[str, ...]) -> dict[str, int]:
             raise UsageError(f"{spec!r}: give TERM=N with TERM one of {', '.join(terms)}", "--match")
         figures[term] = int(value)
     return figures
-
-
-def _moves(con: duckdb.DuckDBPyConnection, repo: str,
-           terms: tuple[str, ...]) -> dict[str, tuple[tuple[str, tuple[int, ...]], ...]]:
-    found: dict[str, dict[str, list[int]]] = {}
-    for commit, path, term, change in con.execute(
-            "SELECT commit, path, term, change FROM history_moves WHERE repo = ? ORDER BY path", [repo]).fetchall():
-        if term in terms:
-            found.setdefault(commit, {}).setdefault(path, [0] * len(terms))[terms.index(term)] = change
-    return {commit: tuple((path, tuple(c)) for path, c in paths.items()) for commit, paths in found.items()}
 
 
 def _text(repo: str, terms: tuple[str, ...], series: list[history.CommitCounts], walked: int) -> list[str]:

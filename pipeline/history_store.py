@@ -2,7 +2,10 @@
 
 - ``history``: (repo, commit, committed_at_utc, parent, term, count): each walked commit's totals;
 - ``history_moves``: (repo, commit, path, term, change): the files whose change moved a count
-  against the first parent, and by how much.
+  against the first parent, and by how much;
+- ``history_matches``: (repo, term, figure, first, last, first_at_utc, last_at_utc, commits): per
+  published figure, each run of commits that gives it, or one row with no commit (``first``
+  NULL) over the dates walked, when none does (``census history --manifest``).
 
 ``known`` gives the stored totals of a repository for a term list (a walk takes them as the
 bases of new commits and yields only those); ``record`` adds the new commits' rows.
@@ -24,6 +27,10 @@ CREATE TABLE IF NOT EXISTS history (
 CREATE TABLE IF NOT EXISTS history_moves (
     repo VARCHAR NOT NULL, commit VARCHAR NOT NULL, path VARCHAR NOT NULL, term VARCHAR NOT NULL,
     change BIGINT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS history_matches (
+    repo VARCHAR NOT NULL, term VARCHAR NOT NULL, figure BIGINT NOT NULL, first VARCHAR, last VARCHAR,
+    first_at_utc TIMESTAMP, last_at_utc TIMESTAMP, commits BIGINT NOT NULL
 );
 """
 
@@ -62,3 +69,21 @@ def record(con: duckdb.DuckDBPyConnection, repo: str, terms: Sequence[str], walk
         con.execute("ROLLBACK")
         raise
     return added
+
+
+def moves(con: duckdb.DuckDBPyConnection, repo: str,
+          terms: Sequence[str]) -> dict[str, tuple[tuple[str, tuple[int, ...]], ...]]:
+    """The stored moves of ``repo``'s commits: commit -> (path, change per term of ``terms``)."""
+    found: dict[str, dict[str, list[int]]] = {}
+    for commit, path, term, change in con.execute(
+            "SELECT commit, path, term, change FROM history_moves WHERE repo = ? ORDER BY path", [repo]).fetchall():
+        if term in terms:
+            found.setdefault(commit, {}).setdefault(path, [0] * len(terms))[list(terms).index(term)] = change
+    return {commit: tuple((path, tuple(c)) for path, c in paths.items()) for commit, paths in found.items()}
+
+
+def record_matches(con: duckdb.DuckDBPyConnection, repo: str,
+                   rows: Iterable[tuple[str, int, str | None, str | None, object, object, int]]) -> None:
+    """Replace ``repo``'s stored matches with ``rows`` ((term, figure, first, last, first at, last at, commits))."""
+    con.execute("DELETE FROM history_matches WHERE repo = ?", [repo])
+    con.executemany("INSERT INTO history_matches VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [(repo, *row) for row in rows])

@@ -204,3 +204,35 @@ def test_the_command_says_which_blobs_a_partial_clone_lacks(repo: Path, tmp_path
     done = census("history", "acme/notes", "--source", str(clone), "--db", str(tmp_path / "h.duckdb"))
     assert done.returncode == 0, done.stderr
     assert "note: 1 files' blobs are missing from this clone and count as nothing: big.py" in done.stdout
+
+
+def test_a_manifest_s_published_figures_are_checked_over_each_history(tmp_path: Path) -> None:
+    sources = tmp_path / "clones"
+    for name, texts in {"matches": ["x", "annotations", "annotations annotations"], "never": ["x", "x"]}.items():
+        clone = sources / "acme" / name
+        clone.mkdir(parents=True)
+        git(clone, "init", "-q", "-b", "main")
+        for step, text in enumerate(texts):
+            (clone / "a.py").write_text(text)
+            commit(clone, f"c{step}", 1_700_000_000 + 86_400 * step)
+    entries = "".join(f'[[repos]]\nrepo = "acme/{name}"\ncommit = "{"a" * 40}"\n'
+                      f"published = {{ annotations = {figure} }}\n\n"
+                      for name, figure in (("matches", 1), ("never", 4), ("absent", 2)))
+    manifest = tmp_path / "m.toml"
+    manifest.write_text('[census]\nname = "pub"\nterms = "published"\n\n' + entries)
+    db = tmp_path / "h.duckdb"
+    done = census("history", "--manifest", str(manifest), "--source-dir", str(sources), "--db", str(db))
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert any(line.startswith("acme/matches annotations=1: matched at ") and "(2023-11-15 .. 2023-11-15, 1 commits)"
+               in line for line in lines)
+    assert any(line.startswith("acme/never annotations=4: matched by no commit from 2023-11-14 to 2023-11-15 "
+                               "(nearest: 0 at ") for line in lines)
+    assert f"acme/absent: no clone under {sources}: not checked" in lines
+    with duckdb.connect(str(db), read_only=True) as con:
+        rows = con.execute("SELECT repo, term, figure, first IS NULL, commits FROM history_matches"
+                           " ORDER BY repo").fetchall()
+    assert rows == [("acme/matches", "annotations", 1, False, 1), ("acme/never", "annotations", 4, True, 0)]
+    bad = census("history", "acme/x", "--manifest", str(manifest), "--source-dir", str(sources), "--db", str(db))
+    assert bad.returncode == 2
+    assert "give --manifest FILE with --source-dir DIR, or OWNER/NAME with --source GITDIR" in bad.stderr
