@@ -66,6 +66,17 @@ display(Image(report.png_bytes(plots.published_vs_measured_chart(published))))
 # %% [markdown]
 # A difference is a statement about strings in one tree at one commit. Where the manifest gives
 # no figure the published column is empty; where a tree was not scanned the measured one is.
+#
+# Which commit gives the published figure? After `census history --manifest FILE --source-dir DIR`
+# (local clones of the trees), `stats.history_series` holds each published term at every commit:
+# the chart draws it with the figure as a dashed line and the pinned commit as a dotted one.
+
+# %%
+over_time = stats.history_series(con, MANIFEST)
+if over_time.is_empty():
+    print("no stored history: run `census history --manifest FILE --source-dir DIR` first")
+else:
+    display(Image(report.png_bytes(plots.history_chart(over_time))))
 
 # %% [markdown]
 # ## Caveats

@@ -198,3 +198,28 @@ def _empty(figure: Figure, message: str) -> Figure:
     ax.set_axis_off()
     ax.text(0.5, 0.5, message, ha="center", va="center")
     return figure
+
+
+def history_chart(series: pl.DataFrame) -> Figure:
+    """``stats.history_series``: per published tree, each published term's count over its commits,
+    the published figure as a dashed line and the commit the manifest pins as a dotted one."""
+    repos = series["repo"].unique(maintain_order=True).to_list()
+    figure = Figure(figsize=(WIDTH_INCHES, 2.4 * max(len(repos), 1)), layout="constrained")
+    axes = figure.subplots(max(len(repos), 1), 1, squeeze=False)[:, 0]
+    for ax, repo in zip(axes, repos, strict=False):
+        rows = series.filter(pl.col("repo") == repo)
+        for term in rows["term"].unique(maintain_order=True).to_list():
+            of_term = rows.filter(pl.col("term") == term)
+            line = ax.plot(of_term["committed_at_utc"].to_list(), of_term["count"].to_list(), label=f"{term}",
+                           drawstyle="steps-post")[0]
+            ax.axhline(of_term["published"][0], color=line.get_color(), linestyle="--", linewidth=1,
+                       label=f"{term} published ({of_term['published'][0]})")
+        pinned = rows.filter(pl.col("pinned"))["committed_at_utc"].to_list()
+        if pinned:
+            ax.axvline(pinned[0], color="black", linestyle=":", linewidth=1, label="the pinned commit")
+        ax.set_title(repo, fontsize="medium")
+        ax.set_ylabel("matches")
+        ax.legend(fontsize="x-small", loc="upper left")
+        ax.spines[["top", "right"]].set_visible(False)
+    figure.suptitle("Published terms over each tree's history (matches: byte counts at each commit)")
+    return figure

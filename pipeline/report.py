@@ -24,8 +24,10 @@ from matplotlib.figure import Figure
 from pipeline import manifest as manifests
 from pipeline import plots, report_population, runtime_stats, schema, stats
 from pipeline.errors import ManifestError
+from pipeline.history_stats import FINDINGS_SCHEMA
+from pipeline.history_stats import SCHEMA as HISTORY_SCHEMA
 from pipeline.report_markdown import render
-from pipeline.report_tables import AGREEMENT_CHART, CHARTS, markdown_table, png_bytes, write_page
+from pipeline.report_tables import AGREEMENT_CHART, CHARTS, HISTORY_CHART, markdown_table, png_bytes, write_page
 
 __all__ = ["CHARTS", "ReportData", "charts", "choose_manifest", "collect", "export", "load", "markdown_table",
            "no_runtime_frames", "png_bytes", "rebuild", "render", "runtime_frames", "write", "write_from_db"]
@@ -64,6 +66,10 @@ class ReportData:
     """``runtime_stats.static_vs_runtime_pairs``, for the servers paired with a repository of the manifest."""
     runtime_agreement: pl.DataFrame
     """``runtime_stats.static_vs_runtime_summary``, for the same servers."""
+    history_series: pl.DataFrame
+    """``stats.history_series``: the published trees over time, where ``census history`` stored them."""
+    history_findings: pl.DataFrame
+    """``stats.history_findings``: which commits give each published figure."""
 
 
 TABLES = tuple(f.name for f in fields(ReportData) if f.name != "manifest")
@@ -124,6 +130,8 @@ def charts(data: ReportData) -> dict[str, Figure]:
     }
     if not data.runtime_agreement.is_empty():
         figures[AGREEMENT_CHART] = plots.runtime_agreement_chart(data.runtime_agreement)
+    if not data.history_series.is_empty():
+        figures[HISTORY_CHART] = plots.history_chart(data.history_series)
     return figures
 
 
@@ -147,9 +155,12 @@ def load(folder: Path) -> ReportData:
     list (an export from before the table existed) is the empty one of ``no_runtime_frames``."""
     meta = json.loads((folder / DATA_DIR / "report.json").read_text(encoding="utf-8"))
     absent = [name for name in RUNTIME_TABLES if name not in meta["tables"]]
-    frames = {name: pl.read_parquet(folder / DATA_DIR / f"{name}.parquet") for name in TABLES if name not in absent}
+    frames = {name: pl.read_parquet(folder / DATA_DIR / f"{name}.parquet") for name in TABLES
+              if name not in absent and name in meta["tables"]}
     if absent:
         frames |= {name: frame for name, frame in no_runtime_frames().items() if name in absent}
+    frames.setdefault("history_series", pl.DataFrame(schema=HISTORY_SCHEMA))  # exported before they existed
+    frames.setdefault("history_findings", pl.DataFrame(schema=FINDINGS_SCHEMA))
     return ReportData(meta["manifest"], **frames)
 
 

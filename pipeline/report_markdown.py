@@ -16,7 +16,7 @@ import polars as pl
 
 from pipeline.caveats import CAVEATS
 from pipeline.report_runtime import runtime
-from pipeline.report_tables import NO_VALUE, cell_text, commit, image, markdown_table
+from pipeline.report_tables import HISTORY_CHART, NO_VALUE, cell_text, commit, image, markdown_table
 
 if TYPE_CHECKING:
     from pipeline.report import ReportData
@@ -44,7 +44,7 @@ def render(data: ReportData) -> str:
     parts = [f"# Census report: {data.manifest}", INTRO, _provenance(data.repositories),
              "## Repositories", _repositories(data.repositories),
              "## Published vs measured", PUBLISHED_TEXT, _published(data.published_vs_measured),
-             image("published-vs-measured.png"),
+             image("published-vs-measured.png"), *_over_time(data),
              "## Where the tools live", ROLES_TEXT, _roles(data.tools_by_role), image("tools-by-role.png"),
              "## MCP tools by SDK", TOOLS_TEXT, _tools(data.tools_by_sdk), image("tools-by-sdk.png"),
              "### Look-alikes left out", LOOKALIKES_TEXT, _lookalikes(data.lookalikes_excluded),
@@ -54,6 +54,20 @@ def render(data: ReportData) -> str:
              "## Runtime truth", *runtime(data),
              "## Caveats", CAVEATS_TEXT, _caveats(data.caveats)]
     return "\n\n".join(p for p in parts if p) + "\n"
+
+
+def _over_time(data: ReportData) -> list[str]:
+    """The published trees over their histories, where ``census history`` stored them (else nothing)."""
+    if data.history_series.is_empty():
+        return []
+    found = [f"- {r['repo']} {r['term']}={r['figure']}: " + (
+        f"matched at {r['first'][:12]}..{r['last'][:12]} ({r['first_at_utc']:%Y-%m-%d} .. "
+        f"{r['last_at_utc']:%Y-%m-%d}, {r['commits']} commits)" if r["first"] else
+        f"matched by no commit from {r['first_at_utc']:%Y-%m-%d} to {r['last_at_utc']:%Y-%m-%d}")
+        for r in data.history_findings.iter_rows(named=True)]
+    return ["### Over time", "Each published term's count at every commit `census history` walked, the figure the "
+            "article gives as a dashed line, the commit the manifest pins as a dotted one.", image(HISTORY_CHART),
+            "\n".join(found)]
 
 
 def _signed(value: Any) -> str:

@@ -17,6 +17,8 @@ from matplotlib.figure import Figure
 
 #: the chart of the runtime truth section, drawn only when a server is paired with a repository
 AGREEMENT_CHART = "runtime-agreement.png"
+#: the chart of the published trees over time, drawn only when ``census history`` stored them
+HISTORY_CHART = "history.png"
 #: chart file -> its alt text
 CHARTS = {
     "published-vs-measured.png": "Published vs measured matches, stacked by where they sit",
@@ -24,6 +26,7 @@ CHARTS = {
     "tools-by-sdk.png": "Server tool definitions by repository and library",
     "hint-coverage.png": "MCP tool definitions that declare each field, in source and on the wire",
     AGREEMENT_CHART: "Per hint, tools in source and received at run time: how the two agree",
+    HISTORY_CHART: "Each published term's count over the tree's history, the published figure and the pinned commit",
 }
 NO_VALUE = "\N{EN DASH}"
 

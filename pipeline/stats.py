@@ -28,14 +28,16 @@ from pipeline.caveats import caveats
 from pipeline.coverage import coverage, coverage_summary
 from pipeline.frames import DEFAULT_ROLES, connect, database_path, frame, manifest_names, role_filter
 from pipeline.hints import HINT_NAMES, effective_hints, effective_summary, hint_coverage
+from pipeline.history_stats import history_findings, history_series
 from pipeline.population import annotation_classes, population_by_sdk, seed_000_comparison, servers_by_annotation
 from pipeline.scan.roles import DOCS, EXAMPLE, SERVER, TEST, TOOL_ROLES
 
 __all__ = [
     "DEFAULT_ROLES", "HINT_NAMES", "TOOL_ROLES", "annotation_classes", "caveats", "connect", "coverage",
     "coverage_summary", "database_path", "effective_hints", "effective_summary", "hint_coverage",
-    "lookalikes_excluded", "manifest_names", "population_by_sdk", "published_vs_measured", "repo_totals",
-    "repositories", "seed_000_comparison", "servers_by_annotation", "tools_by_role", "tools_by_sdk",
+    "history_findings", "history_series", "lookalikes_excluded", "manifest_names", "population_by_sdk",
+    "published_vs_measured", "repo_totals", "repositories", "seed_000_comparison", "servers_by_annotation",
+    "tools_by_role", "tools_by_sdk",
 ]
 
 #: columns of ``repo_totals`` before the per-term columns

@@ -236,3 +236,43 @@ def test_a_manifest_s_published_figures_are_checked_over_each_history(tmp_path: 
     bad = census("history", "acme/x", "--manifest", str(manifest), "--source-dir", str(sources), "--db", str(db))
     assert bad.returncode == 2
     assert "give --manifest FILE with --source-dir DIR, or OWNER/NAME with --source GITDIR" in bad.stderr
+
+
+def test_the_report_draws_each_published_tree_over_its_history(tmp_path: Path) -> None:
+    from pipeline import report, stats
+    from pipeline.census import Census
+    from pipeline.manifest import load
+    from pipeline.settings import Settings
+    from pipeline.store import Store
+
+    clone = tmp_path / "clones" / "acme" / "notes"
+    clone.mkdir(parents=True)
+    git(clone, "init", "-q", "-b", "main")
+    shas = []
+    for step, text in enumerate(["x", "annotations", "annotations annotations"]):
+        (clone / "a.py").write_text(text)
+        shas.append(commit(clone, f"c{step}", 1_700_000_000 + 86_400 * step))
+    manifest = tmp_path / "m.toml"
+    manifest.write_text(f'[census]\nname = "pub"\nterms = "published"\n\n[[repos]]\nrepo = "acme/notes"\n'
+                        f'commit = "{shas[1]}"\nsource = "clones/acme/notes"\npublished = {{ annotations = 2 }}\n')
+    settings = Settings(db_path=tmp_path / "c.duckdb", cache_dir=tmp_path / "cache", api_url="http://127.0.0.1:9")
+    census_run = Census(load(manifest), settings)
+    with Store(settings.db_path) as store:
+        assert [o.status for o in census_run.run(store)] == ["scanned"]
+    census_run.close()
+    done = census("history", "--manifest", str(manifest), "--source-dir", str(tmp_path / "clones"),
+                  "--db", str(settings.db_path))
+    assert done.returncode == 0, done.stderr
+    con = stats.connect(settings.db_path)
+    series = stats.history_series(con, "pub")
+    assert series.select("commit", "term", "count", "published", "pinned").rows() == [
+        (shas[0], "annotations", 0, 2, False), (shas[1], "annotations", 1, 2, True),
+        (shas[2], "annotations", 2, 2, False)]
+    report.write(report.collect(con, "pub"), tmp_path / "out")
+    con.close()
+    text = (tmp_path / "out" / "README.md").read_text(encoding="utf-8")
+    assert "### Over time" in text
+    run = f"{shas[2][:12]}..{shas[2][:12]} (2023-11-16 .. 2023-11-16, 1 commits)"
+    assert f"- acme/notes annotations=2: matched at {run}" in text
+    assert "(history.png)" in text
+    assert (tmp_path / "out" / "history.png").read_bytes().startswith(b"\x89PNG")

@@ -252,7 +252,7 @@ def test_census_report_command(world: ReportWorld, tmp_path: Path) -> None:
     done = census("report", "--manifest", "plain", "--db", str(world.db), "--out", str(tmp_path / "out"), cwd=tmp_path)
 
     assert done.returncode == 0, done.stderr
-    assert done.stdout == f"{tmp_path / 'out' / 'README.md'} (and 17 files beside it: charts and data)\n"
+    assert done.stdout == f"{tmp_path / 'out' / 'README.md'} (and 19 files beside it: charts and data)\n"
     assert (tmp_path / "out" / "README.md").read_text(encoding="utf-8").startswith("# Census report: plain\n")
     assert sorted(p.name for p in (tmp_path / "out" / "data").iterdir()) == sorted(
         [f"{name}.parquet" for name in report.TABLES] + ["report.json"])
