@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import json
-from functools import partial
 from pathlib import Path
 
 from pipeline import history
@@ -48,7 +47,7 @@ def run(args: argparse.Namespace) -> None:
     """Walk, store, print (DuckDB is imported here: ``census count`` must not load it)."""
     import duckdb
 
-    from pipeline import history_store
+    from pipeline import history_published, history_store
     from pipeline import terms as term_sets
 
     settings = Settings.from_env(db_path=args.db_path)
@@ -72,16 +71,9 @@ def run(args: argparse.Namespace) -> None:
         args.db_path.parent.mkdir(parents=True, exist_ok=True)
         with duckdb.connect(str(args.db_path)) as con:
             history_store.install(con)
-            stored = history_store.known(con, args.repo, terms)
-            walked = list(history.walk(args.source, terms, known=stored, **window))
-            history_store.record(con, args.repo, terms, walked)
-            order = history.commits(args.source, **window)
-            totals = {**stored, **{c.commit: c.totals for c in walked}}
-            moves = history_store.moves(con, args.repo, terms)
+            series, walked = history_published.series(con, args.repo, args.source, terms, window)
     except (CensusError, OSError, duckdb.Error) as exc:
         fail(settings, f"history: {args.repo}: {exc}", EXIT_FAILED)
-    series = [history.CommitCounts(sha, parents[0] if parents else None, when, totals[sha], moves.get(sha, ()), ())
-              for sha, when, parents in order]
     runs = history.matches(series, terms, figures) if figures else []
     if args.json:
         print(json.dumps(_as_json(args.repo, terms, series, figures, runs), indent=2))
@@ -152,15 +144,11 @@ def _match_lines(terms: tuple[str, ...], series: list[history.CommitCounts], fig
         return lines or [f"{wanted}: no commit in this range"]
     lines.append(f"{wanted}: no commit in this range gives these figures")
     for term, figure in figures.items():
-        at = terms.index(term)
-        near = min(series, key=partial(_distance, at=at, figure=figure))
-        lines.append(f"  nearest by {term}: {near.totals[at]} at {near.commit[:12]} ({near.committed_at_utc:%Y-%m-%d})")
+        near = history.nearest(series, terms, term, figure)
+        if near is not None:
+            lines.append(f"  nearest by {term}: {near.totals[terms.index(term)]} at {near.commit[:12]} "
+                         f"({near.committed_at_utc:%Y-%m-%d})")
     return lines
-
-
-def _distance(commit: history.CommitCounts, at: int, figure: int) -> tuple[int, float]:
-    """How far a commit's count is from a figure (the newest first among equals)."""
-    return abs(commit.totals[at] - figure), -commit.committed_at_utc.timestamp()
 
 
 def _as_json(repo: str, terms: tuple[str, ...], series: list[history.CommitCounts], figures: dict[str, int],

@@ -184,3 +184,9 @@ def matches(walked: Sequence[CommitCounts], terms: Sequence[str], figures: Mappi
             runs.append(Match(walked[start], walked[at - 1], at - start))
             start = None
     return runs
+
+
+def nearest(walked: Sequence[CommitCounts], terms: Sequence[str], term: str, figure: int) -> CommitCounts | None:
+    """The walked commit whose count of ``term`` is nearest ``figure`` (the newest among equals)."""
+    at = list(terms).index(term)
+    return min(walked, key=lambda c: (abs(c.totals[at] - figure), -c.committed_at_utc.timestamp()), default=None)

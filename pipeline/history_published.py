@@ -76,7 +76,7 @@ def _finding(repo: str, terms: tuple[str, ...], commits: list[history.CommitCoun
              figure: int) -> Finding:
     at = terms.index(term)
     runs = tuple(history.matches(commits, terms, {term: figure}))
-    near = min(commits, key=lambda c: (abs(c.totals[at] - figure), -c.committed_at_utc.timestamp()), default=None)
+    near = history.nearest(commits, terms, term, figure)
     return Finding(repo, term, figure, runs, commits[0].committed_at_utc if commits else None,
                    commits[-1].committed_at_utc if commits else None,
                    (near.totals[at], near.commit, near.committed_at_utc) if near is not None else None)

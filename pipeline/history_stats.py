@@ -22,8 +22,7 @@ SCHEMA: dict[str, pl.DataType] = {"repo": pl.String(), "commit": pl.String(), "c
 def history_series(con: duckdb.DuckDBPyConnection, manifest: str | None = None) -> pl.DataFrame:
     """Per repository, published term and stored commit (oldest first): the count, the figure and
     whether the manifest pins that commit."""
-    [(tables,)] = con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = 'history'").fetchall()
-    if not tables:
+    if not _has_table(con, "history"):
         return pl.DataFrame(schema=SCHEMA)
     found = frame(con, """
         SELECT h.repo, h.commit, h.committed_at_utc, h.term, h.count, f.figure AS published,
@@ -46,12 +45,16 @@ FINDINGS_SCHEMA: dict[str, pl.DataType] = {"repo": pl.String(), "term": pl.Strin
 def history_findings(con: duckdb.DuckDBPyConnection, manifest: str | None = None) -> pl.DataFrame:
     """Per published figure of the manifest's repositories: each run of commits that gives it
     (``first`` .. ``last``), or one row with ``first`` NULL over the dates walked when none does."""
-    [(tables,)] = con.execute(
-        "SELECT count(*) FROM information_schema.tables WHERE table_name = 'history_matches'").fetchall()
-    if not tables:
+    if not _has_table(con, "history_matches"):
         return pl.DataFrame(schema=FINDINGS_SCHEMA)
     found = frame(con, """
         SELECT m.repo, m.term, m.figure, m.first, m.last, m.first_at_utc, m.last_at_utc, m.commits
         FROM history_matches m JOIN (SELECT DISTINCT repo, entry FROM scope) s ON s.repo = m.repo
         ORDER BY s.entry, m.repo, m.term, m.first_at_utc""", manifest)
     return found.cast(dict(FINDINGS_SCHEMA.items())) if found.height else pl.DataFrame(schema=FINDINGS_SCHEMA)
+
+
+def _has_table(con: duckdb.DuckDBPyConnection, name: str) -> bool:
+    """Whether the database holds table ``name`` (``census history`` makes its tables on first use)."""
+    [(found,)] = con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = ?", [name]).fetchall()
+    return bool(found)
