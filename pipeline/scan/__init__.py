@@ -4,7 +4,7 @@
 by another version is scanned again (from the cache, without downloading).
 """
 
-SCANNER_VERSION = "14"  # 2: the registration detector runs in the same pass; 3: tree notes;
+SCANNER_VERSION = "15"  # 2: the registration detector runs in the same pass; 3: tree notes;
 # 4: wrappers of wrappers, mirrored Go types, TypeScript lists it cannot follow;
 # 5: TypeScript tools written as classes, hints assigned after the object is made;
 # 6: hints a wrapper takes as parameters, records of definitions a tools/list handler lists,
@@ -24,3 +24,5 @@ SCANNER_VERSION = "14"  # 2: the registration detector runs in the same pass; 3:
 # and the README pointer of a folder named for MCP; files naming the SDK's package are kept
 # 13: a TypeScript tools/list answered from a class field code fills later is made at run time
 # 14: package-repository notes: the repository the root's package.json or pyproject.toml names
+# 15: Python tools named from tables of tuples a loop unpacks (python_tables); a lowerCamel folder ending
+# in Tests is a name, not a test target (roles)

@@ -24,6 +24,7 @@ from pipeline.scan.detect.python_scope import (
     string_value,
     text,
 )
+from pipeline.scan.detect.python_tables import entries, unpacking
 from pipeline.scan.detect.python_wrappers import parameter_names
 from pipeline.scan.detect.source import SourceFile
 from pipeline.scan.detect.syntax import enclosing
@@ -48,9 +49,8 @@ class FileForms(DecoratedForms):
         if function.type == "call":
             return self._applied(node, function, args)
         if method == "from_function":
-            found = self._from_function(node, function, args)
-        else:
-            found = self._low_level(node, function, args)
+            return self._from_function(node, function, args)
+        found = self._low_level(node, function, args)
         return [found] if found is not None else []
 
     def private_table(self, node: Node) -> Tool | None:
@@ -122,7 +122,10 @@ class FileForms(DecoratedForms):
                        keep: Callable[[SourceFile, Node], bool] = lambda where, element: True) -> list[Tool]:
         """The row of a registration of the function ``given``; in a loop over a list of functions,
         one row per function ``keep`` keeps, at its place in the list (a loop over anything else
-        names no tool)."""
+        names no tool); named by a loop over a table of tuples, one row per tuple (``python_tables``)."""
+        tabled = self._tabled(sdk, form, args, given)
+        if tabled:
+            return tabled
         listed = self._loop_functions(given)
         if listed is None:
             return [self._row(node, sdk, form, self._name(args, "name", function_name(self.data, given)), args)]
@@ -130,6 +133,13 @@ class FileForms(DecoratedForms):
             return [self._row(node, sdk, form, self._name(args, "name", None), args)]
         return [self._row(element, sdk, form, function_name(where.data, element), args, at=where)
                 for where, element in listed if keep(where, element)]
+
+    def _tabled(self, sdk: str, form: str, args: Node | None, function: Node | None) -> list[Tool]:
+        """One row per tuple when ``name=`` is a variable of a loop unpacking a table (rule ``*-table``)."""
+        name = keywords(self.data, args).get("name")
+        shape = unpacking(self.data, name, function) if name is not None else None
+        found = entries(self.file, self.scope.imports, self.index.modules, shape) if shape is not None else []
+        return [self._row(e.node, sdk, f"{form}-table", e.name, args, at=e.file) for e in found]
 
     def _defined_elsewhere(self, reference: Node) -> bool:
         """Whether ``add_tool(x)`` adds a tool already counted (from ``from_function`` or ``@tool``)."""
@@ -161,19 +171,22 @@ class FileForms(DecoratedForms):
         form = "decorator-v2" if kind.flavor == "v2" else "decorator"
         return self._function_rows(node, kind.sdk, form, inner.child_by_field_name("arguments"), first[0])
 
-    def _from_function(self, node: Node, function: Node, args: Node | None) -> Tool | None:
+    def _from_function(self, node: Node, function: Node, args: Node | None) -> list[Tool]:
         qual = self.scope.qualify(function.child_by_field_name("object")) or ""
         sdk = FROM_FUNCTION.get(qual.split(".")[0])
         if sdk is None or not qual.rsplit(".", 1)[-1].endswith("Tool"):  # not Prompt.from_function
-            return None
+            return []
         given = keywords(self.data, args)
         first = positionals(args)[:1]
         reference = first[0] if first else given.get("fn", given.get("func"))
         if node.parent is not None and node.parent.type == "assignment":
             self.counted.add(text(self.data, node.parent.child_by_field_name("left")))
+        tabled = self._tabled(sdk, "from-function", args, reference)
+        if tabled:
+            return tabled
         looped = reference is not None and loop_iterated(self.data, reference) is not None
         name = self._name(args, "name", None if looped else function_name(self.data, reference))  # not `fn`
-        return self._row(node, sdk, "from-function", name, args)
+        return [self._row(node, sdk, "from-function", name, args)]
 
     def _low_level(self, node: Node, function: Node, args: Node | None) -> Tool | None:
         qual = self.scope.qualify(function) or ""

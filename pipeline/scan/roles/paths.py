@@ -34,9 +34,12 @@ _TEST_FOLDER = re.compile(
     r"|snapshots?|__snapshots__|__\w*snaps?__)\Z"
     r"|.+[-_](?:tests?|e2e)\Z|.+\.(?:tests?|e2e)\Z|tests?[-_].+\Z"
     r"|(?:.+[-_])?(?:tests|e2e|mocks?|evals|fixtures|benchmarks)(?:[-_].+)?\Z", re.IGNORECASE)
-#: camel-case test folders: Gradle source sets (jvmTest, commonTest, testFixtures), IntegrationTests,
-#: Swift targets (MCPConformance)
-_CAMEL_TEST_FOLDER = re.compile(r".*[A-Za-z0-9](?:Tests?|TestFixtures|Conformance|Benchmarks?|Fuzz)\Z|tests?[A-Z].*\Z")
+#: camel-case test folders: Gradle source sets (jvmTest, commonTest, testFixtures), test targets of
+#: Xcode, SwiftPM and .NET (IntegrationTests, MyAppTests: PascalCase), Swift targets (MCPConformance);
+#: a lowerCamel name ending in ``Tests`` names a thing, as a JavaScript identifier does
+#: (``src/tools/getFlakyTests/``, ``runTests/``)
+_CAMEL_TEST_FOLDER = re.compile(r".*[A-Za-z0-9](?:Test|TestFixtures|Conformance|Benchmarks?|Fuzz)\Z"
+                                r"|[A-Z][A-Za-z0-9]*[A-Za-z0-9]Tests\Z|tests?[A-Z].*\Z")
 #: RSpec's folders: tests of Ruby files only (a Java ``spec`` package is the protocol's)
 _RUBY_TEST_FOLDER = re.compile(r"specs?\Z", re.IGNORECASE)
 _EXAMPLE_FOLDER = re.compile(
