@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from contextlib import ExitStack, suppress
 from typing import Any
 
-from pipeline import __version__, cli_args, cli_commands, cli_history
+from pipeline import __version__, cli_args, cli_commands, cli_history, cli_probe_registry
 from pipeline.cli_args import EnvError, help_formatter
 from pipeline.cli_commands import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, LOCKED_TIP, UsageError, fail
 from pipeline.errors import CensusError, ManifestError, StoreLockedError
@@ -198,5 +198,6 @@ COMMANDS: dict[str, tuple[Handler, Callable[[argparse.ArgumentParser], None]]] =
     "export": (cli_commands.export, cli_args.export_arguments),
     "report": (cli_commands.report, cli_args.report_arguments),
     "probe": (cli_commands.probe, cli_args.probe_arguments),
+    "probe-registry": (cli_probe_registry.run, cli_probe_registry.arguments),
     "ingest-tools-list": (cli_commands.ingest_tools_list, cli_args.ingest_arguments),
 }

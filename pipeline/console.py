@@ -20,6 +20,9 @@ from rich.table import Column
 
 from pipeline.settings import Settings
 
+#: what a stage counts, where it is not repositories
+UNITS = {"probe": "packages"}
+
 
 class ConsoleObserver:
     """Rich progress bars on a terminal; plain log lines otherwise. Waits are always shown."""
@@ -39,7 +42,7 @@ class ConsoleObserver:
         if total == 0:
             return
         if not self._console.is_terminal:
-            self._say(f"{name}: {total} repositories")
+            self._say(f"{name}: {total} {UNITS.get(name, 'repositories')}")
             return
         self._tally, self._bytes = {}, 0
         # about 78 columns before the last repository's name, which takes what is left (80 or more)

@@ -86,15 +86,18 @@ class Timeouts:
 
 
 def probe(server: str, command: Sequence[str], *, env: Mapping[str, str] | None = None,
-          cwd: Path | str | None = None, timeouts: Timeouts = Timeouts()) -> Capture:
+          cwd: Path | str | None = None, timeouts: Timeouts = Timeouts(),
+          hidden: Iterable[str] | None = None) -> Capture:
     """Start ``command`` as a stdio MCP server named ``server`` and capture its tools/list.
 
     ``env`` is added to the SDK's minimal default environment (``HOME``, ``PATH``, ...) and
-    never stored. Never hangs past the deadlines of ``timeouts``; raises only ``ProbeError``.
+    never stored; ``hidden`` are the values masked in the capture's texts (default: every
+    value of ``env``). Never hangs past the deadlines of ``timeouts``; raises only ``ProbeError``.
     """
     if not command:
         raise ProbeError(f"{server}: no command to start the server with")
-    return _run_sync(_probe_stdio, server, list(command), dict(env or {}), cwd, timeouts)
+    masked = list((env or {}).values()) if hidden is None else list(hidden)
+    return _run_sync(_probe_stdio, server, list(command), _Start(dict(env or {}), cwd, masked), timeouts)
 
 
 def probe_url(server: str, url: str, *, headers: Mapping[str, str] | None = None,
@@ -108,11 +111,19 @@ def probe_url(server: str, url: str, *, headers: Mapping[str, str] | None = None
     return _run_sync(_probe_http, server, url, dict(headers or {}), timeouts)
 
 
-async def _probe_stdio(server: str, command: list[str], env: dict[str, str], cwd: Path | str | None,
-                       timeouts: Timeouts) -> Capture:
+@dataclass(frozen=True)
+class _Start:
+    """How a stdio server is started: its environment, folder, and the values masked in texts."""
+
+    env: dict[str, str]
+    cwd: Path | str | None
+    hidden: list[str]
+
+
+async def _probe_stdio(server: str, command: list[str], start: _Start, timeouts: Timeouts) -> Capture:
     cookie = secrets.token_hex(16)
-    params = StdioServerParameters(command=command[0], args=command[1:], env={**env, COOKIE_VARIABLE: cookie},
-                                   cwd=cwd)
+    params = StdioServerParameters(command=command[0], args=command[1:], env={**start.env, COOKIE_VARIABLE: cookie},
+                                   cwd=start.cwd)
     with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as errlog:
         try:
             outcome = await _exchange(lambda: stdio_client(params, errlog=errlog), timeouts,
@@ -121,7 +132,7 @@ async def _probe_stdio(server: str, command: list[str], env: dict[str, str], cwd
             kill_marked(cookie)
         stderr = last_line(errlog)
     return _capture(server, outcome, transport=STDIO, target=shlex.join(command), stderr=stderr,
-                    hidden=list(env.values()))
+                    hidden=start.hidden)
 
 
 async def _probe_http(server: str, url: str, headers: dict[str, str], timeouts: Timeouts) -> Capture:

@@ -137,9 +137,16 @@ def transport_note(wire: Wire) -> str:
 
 
 def last_line(log: IO[str]) -> str:
+    """The last line of a server's stderr that says something: not a stack frame, a runtime's
+    version trailer (``Node.js v20.1.0``), a pointer to documentation or a line of box drawing."""
     log.seek(0)
     lines = [line for line in log.read().splitlines() if line.strip()]
-    return one_line(lines[-1]) if lines else ""
+    telling = [line for line in lines if not TRAILER.match(line)]
+    return one_line((telling or lines)[-1]) if lines else ""
+
+
+#: stderr lines that end a crash report without saying what went wrong
+TRAILER = re.compile(r"^\s+at |^Node\.js v\d|^\s*For further information visit |^[\s+\-=|_*#~^─━│┃╭╮╰╯┌┐└┘]+$")
 
 
 def one_line(text: str, limit: int = 300) -> str:

@@ -31,8 +31,10 @@ def from_dump(path: Path) -> Discovered:
     return group(servers(path), str(path))
 
 
-def servers(path: Path) -> Iterator[Listed]:
-    """The dump's servers, in order; ``RegistryDumpError`` for a dump of no known shape."""
+def items(path: Path, *, with_packages: bool = False) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(where, item) of each server object of the dump, in order; ``RegistryDumpError`` for a dump
+    of no known shape, or an item, ``server`` or ``repository`` (and with ``with_packages``, a
+    ``packages`` and its items) of the wrong kind."""
     for where, item in _items(path, _load(path)):
         if not isinstance(item, dict):
             raise RegistryDumpError(f"{path}: {where}: not a server object but {_kind(item)}")
@@ -42,6 +44,23 @@ def servers(path: Path) -> Iterator[Listed]:
         repository = server.get("repository")
         if repository is not None and not isinstance(repository, dict):
             raise RegistryDumpError(f"{path}: {where}: \"repository\" is {_kind(repository)}, not an object")
+        if with_packages:
+            _check_packages(path, where, server.get("packages"))
+        yield where, item
+
+
+def _check_packages(path: Path, where: str, packages: Any) -> None:
+    if packages is not None and not isinstance(packages, list):
+        raise RegistryDumpError(f"{path}: {where}: \"packages\" is {_kind(packages)}, not a list")
+    for number, package in enumerate(packages or (), start=1):
+        if not isinstance(package, dict):
+            raise RegistryDumpError(f"{path}: {where}: package {number} is {_kind(package)}, not an object")
+
+
+def servers(path: Path) -> Iterator[Listed]:
+    """The dump's servers, in order; ``RegistryDumpError`` for a dump of no known shape."""
+    for where, item in items(path):
+        server = item.get("server", item)
         found = listed(item)
         yield found if server.get("name") else Listed(f"{where} (unnamed)", found.repo, found.subfolder, found.reason)
 

@@ -8,13 +8,14 @@ with a page that is not JSON; ``stuck_cursor`` repeats the first cursor forever.
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
+
+from loopback import serving_handler
 
 
 @dataclass
@@ -81,13 +82,6 @@ class _Handler(BaseHTTPRequestHandler):
 def serving(registry: Registry) -> Iterator[Registry]:
     """Serve ``registry`` on a loopback port for the duration of the block."""
     handler = type("Handler", (_Handler,), {"registry": registry})
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    registry.url = f"http://127.0.0.1:{server.server_address[1]}"
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with serving_handler(handler) as url:
+        registry.url = url
         yield registry
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
