@@ -32,7 +32,7 @@
 import polars as pl
 from IPython.display import Image, display
 
-from pipeline import plots, population_plots, report, stats
+from pipeline import plots, population_plots, report, runtime_population, stats
 
 # frames shown as tables: up to 100 rows (the frame itself holds them all), every column, whole strings and lists
 pl.Config(tbl_rows=100, tbl_cols=-1, fmt_str_lengths=10_000, fmt_table_cell_list_len=-1)
@@ -85,6 +85,22 @@ by_sdk = stats.population_by_sdk(con, MANIFEST)
 display(by_sdk)
 display(Image(report.png_bytes(population_plots.sdk_coverage_chart(by_sdk))))
 display(servers.filter(pl.col("repo").str.contains("(?i)tools")))
+
+# %% [markdown]
+# At run time (`census probe-registry`: each registry package installed and started in a
+# sandbox): how far each got, the detector against the servers' answers, and each disagreement.
+
+# %%
+packages = runtime_population.package_captures(con, MANIFEST)
+if packages.is_empty():
+    print("no package captures: `census probe-registry --registry-file FILE` makes them (docs/RUNTIME.md)")
+else:
+    display(runtime_population.probe_funnel(con, MANIFEST))
+    display(Image(report.png_bytes(population_plots.funnel_chart(runtime_population.probe_funnel(con, MANIFEST)))))
+    by_server = runtime_population.detector_vs_runtime(con, MANIFEST)
+    display(runtime_population.detector_accuracy(by_server))
+    display(by_server.drop("commit"))
+    display(runtime_population.runtime_disagreements(con, MANIFEST))
 
 # %% [markdown]
 # ## Caveats

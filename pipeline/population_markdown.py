@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from pipeline.population import ANNOTATED, SEED_000_TOOLS
+from pipeline.population_runtime import section
 from pipeline.report_tables import NO_VALUE, cell_text, markdown_table
 
 if TYPE_CHECKING:
@@ -29,8 +30,8 @@ CHARTS = {
 def render(data: PopulationData) -> str:
     """The whole page."""
     parts = [f"# Census report: {data.manifest}", _intro(data), _coverage(data), _seed(data), _servers(data),
-             _sdks(data), _effective(data), _trust(data)]
-    return "\n\n".join(parts) + "\n"
+             _sdks(data), _effective(data), section(data), _trust(data)]
+    return "\n\n".join(part for part in parts if part) + "\n"
 
 
 def _share(part: Any, whole: Any) -> str:

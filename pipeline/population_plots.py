@@ -2,7 +2,8 @@
 
 - ``annotated_share_chart``: servers by the share of their tools that declare annotations, so
   that the many small servers count as much as the few large ones;
-- ``sdk_coverage_chart``: server tools per SDK, annotated or not.
+- ``sdk_coverage_chart``: server tools per SDK, annotated or not;
+- ``funnel_chart``: registry packages by the step of ``census probe-registry`` they reached.
 """
 
 from __future__ import annotations
@@ -50,5 +51,19 @@ def sdk_coverage_chart(by_sdk: pl.DataFrame) -> Figure:
     ax.set_xlabel("server tool definitions (in source)")
     ax.set_title("Server tools by SDK, and how many declare annotations")
     ax.legend(loc="lower right", fontsize="small")
+    ax.spines[["top", "right"]].set_visible(False)
+    return figure
+
+
+def funnel_chart(funnel: pl.DataFrame) -> Figure:
+    """``runtime_population.probe_funnel``: the packages that stopped at each step (``ok``: answered)."""
+    steps, counts = funnel["step"].to_list(), funnel["packages"].to_list()
+    figure = Figure(figsize=(WIDTH_INCHES, 0.35 * len(steps) + 1.4), layout="constrained")
+    ax = figure.subplots()
+    colours = [ANNOTATED_COLOUR if step == "ok" else LOOKALIKE_COLOUR for step in steps]
+    bars = ax.barh(steps[::-1], counts[::-1], color=colours[::-1])
+    ax.bar_label(bars, padding=2, fontsize="small")
+    ax.set_xlabel("registry packages (ok: answered tools/list; the others stopped at that step)")
+    ax.set_title(f"{sum(counts)} registry packages by the step they reached")
     ax.spines[["top", "right"]].set_visible(False)
     return figure

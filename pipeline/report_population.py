@@ -11,15 +11,17 @@ frames are exported as Parquet (``data/``) and the page is rebuilt from them byt
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 import duckdb
 import polars as pl
 from matplotlib.figure import Figure
 
-from pipeline import audit, plots, population, population_plots, stats
+from pipeline import audit, plots, population, population_plots, runtime_population, stats
 from pipeline.population_markdown import render
+from pipeline.population_runtime import CHART as RUNTIME_CHART
+from pipeline.population_runtime import has_runtime
 from pipeline.report_tables import write_page
 
 #: a manifest with more repositories than this is reported as a population
@@ -59,9 +61,28 @@ class PopulationData:
     """``stats.caveats`` found, every repository's (local paths replaced by ``DIR``)."""
     audit: pl.DataFrame
     """the hand audit's totals (``audit.totals``) as (measure, value); empty without an audit."""
+    runtime_packages: pl.DataFrame = field(default_factory=pl.DataFrame)
+    """``runtime_population.package_captures`` (local paths in reasons replaced by ``DIR``); the
+    runtime frames below are empty where no package was probed."""
+    runtime_funnel: pl.DataFrame = field(default_factory=pl.DataFrame)
+    """``runtime_population.probe_funnel``."""
+    runtime_seed_000: pl.DataFrame = field(default_factory=pl.DataFrame)
+    """``runtime_population.runtime_seed_000``."""
+    runtime_detector: pl.DataFrame = field(default_factory=pl.DataFrame)
+    """``runtime_population.detector_vs_runtime``."""
+    runtime_accuracy: pl.DataFrame = field(default_factory=pl.DataFrame)
+    """``runtime_population.detector_accuracy`` over every server."""
+    runtime_accuracy_sdk: pl.DataFrame = field(default_factory=pl.DataFrame)
+    """the same by SDK."""
+    runtime_accuracy_language: pl.DataFrame = field(default_factory=pl.DataFrame)
+    """the same by language."""
+    runtime_disagreements: pl.DataFrame = field(default_factory=pl.DataFrame)
+    """``runtime_population.runtime_disagreements``."""
 
 
 TABLES = tuple(f.name for f in fields(PopulationData) if f.name != "manifest")
+#: the frames only a population with package captures has (``census probe-registry``)
+RUNTIME_TABLES = tuple(name for name in TABLES if name.startswith("runtime_"))
 
 
 def is_population(con: duckdb.DuckDBPyConnection, manifest: str) -> bool:
@@ -82,7 +103,25 @@ def collect(con: duckdb.DuckDBPyConnection, manifest: str, audit_dir: Path | Non
         population.population_by_sdk(con, manifest), stats.hint_coverage(con, manifest),
         stats.effective_summary(con, manifest), population.commit_years(con, manifest),
         population.caveats_by_kind(con, manifest),
-        found.with_columns(_without_paths("evidence")), totals)
+        found.with_columns(_without_paths("evidence")), totals, **_runtime(con, manifest))
+
+
+def _runtime(con: duckdb.DuckDBPyConnection, manifest: str) -> dict[str, pl.DataFrame]:
+    """The runtime frames, or none when no package of the population was probed."""
+    entries = con.execute("SELECT repo FROM manifest_entries WHERE manifest = ?", [manifest]).fetchall()
+    repos = [str(repo) for (repo,) in entries]
+    packages = runtime_population.package_captures(con, manifest).filter(pl.col("repo").is_in(repos))
+    if not packages.height:
+        return {}
+    by_server = runtime_population.detector_vs_runtime(con, manifest)
+    accuracy = runtime_population.detector_accuracy
+    return {"runtime_packages": packages,
+            "runtime_funnel": runtime_population.probe_funnel(con, manifest),
+            "runtime_seed_000": runtime_population.runtime_seed_000(con, manifest),
+            "runtime_detector": by_server, "runtime_accuracy": accuracy(by_server),
+            "runtime_accuracy_sdk": accuracy(by_server, ["sdk"]),
+            "runtime_accuracy_language": accuracy(by_server, ["language"]),
+            "runtime_disagreements": runtime_population.runtime_disagreements(con, manifest)}
 
 
 def _without_paths(column: str) -> pl.Expr:
@@ -100,11 +139,14 @@ def _audit(con: duckdb.DuckDBPyConnection, audit_dir: Path | None) -> pl.DataFra
 
 def charts(data: PopulationData) -> dict[str, Figure]:
     """The report's figures, by file name."""
-    return {
+    figures = {
         "coverage-by-sdk.png": population_plots.sdk_coverage_chart(data.by_sdk),
         "servers-by-annotated-share.png": population_plots.annotated_share_chart(data.servers),
         "hints-declared.png": plots.hint_coverage_chart(data.hint_coverage),
     }
+    if has_runtime(data):
+        figures[RUNTIME_CHART] = population_plots.funnel_chart(data.runtime_funnel)
+    return figures
 
 
 def export(data: PopulationData, folder: Path) -> list[Path]:
@@ -112,11 +154,12 @@ def export(data: PopulationData, folder: Path) -> list[Path]:
     target = folder / DATA_DIR
     target.mkdir(parents=True, exist_ok=True)
     written = []
-    for name in TABLES:
+    tables = [name for name in TABLES if name not in RUNTIME_TABLES or has_runtime(data)]
+    for name in tables:
         getattr(data, name).write_parquet(target / f"{name}.parquet")
         written.append(target / f"{name}.parquet")
     meta = target / "report.json"
-    meta.write_text(json.dumps({"manifest": data.manifest, "layout": LAYOUT, "tables": list(TABLES)}, indent=2)
+    meta.write_text(json.dumps({"manifest": data.manifest, "layout": LAYOUT, "tables": tables}, indent=2)
                     + "\n", encoding="utf-8")
     return [*written, meta]
 
@@ -125,7 +168,7 @@ def load(folder: Path) -> PopulationData:
     """The frames ``export`` wrote into ``folder``."""
     meta = json.loads((folder / DATA_DIR / "report.json").read_text(encoding="utf-8"))
     return PopulationData(meta["manifest"], **{name: pl.read_parquet(folder / DATA_DIR / f"{name}.parquet")
-                                               for name in TABLES})
+                                               for name in meta["tables"] if name in TABLES})
 
 
 def write(data: PopulationData, folder: Path) -> list[Path]:

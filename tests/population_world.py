@@ -5,12 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from synth import tarball
-
-from pipeline.census import Census
-from pipeline.manifest import load
-from pipeline.settings import Settings
-from pipeline.store import Store
+from tree_census import tree_census
 
 SDK = b'{"name": "s", "dependencies": {"@modelcontextprotocol/sdk": "^1.12.0"}}'
 TREES: dict[str, dict[str, bytes | tuple[str, str]]] = {
@@ -44,16 +39,7 @@ TREES: dict[str, dict[str, bytes | tuple[str, str]]] = {
 }
 def population_census(tmp_path: Path) -> Path:
     """The census database of ``TREES`` (manifest ``population``) built under ``tmp_path``."""
-    lines = ['[census]\nname = "population"\n']
-    for i, (repo, tree) in enumerate(TREES.items()):
-        commit = f"{i + 1:x}" * 40
-        (tmp_path / f"{i}.tar.gz").write_bytes(tarball(tree, root=f"r{i}", commit=commit))
-        lines.append(f'[[repos]]\nrepo = "{repo}"\ncommit = "{commit}"\nsource = "{i}.tar.gz"\n')
-    lines.append(f'[[repos]]\nrepo = "acme/gone"\ncommit = "{"f" * 40}"\nsource = "missing.tar.gz"\n')
-    (tmp_path / "m.toml").write_text("\n".join(lines))
-    settings = Settings(db_path=tmp_path / "c.duckdb", cache_dir=tmp_path / "cache", api_url="http://127.0.0.1:9")
-    census = Census(load(tmp_path / "m.toml"), settings)
-    with Store(settings.db_path) as store:
-        assert len(list(census.run(store))) == len(TREES) + 1
-    census.close()
-    return settings.db_path
+    gone = f'[[repos]]\nrepo = "acme/gone"\ncommit = "{"f" * 40}"\nsource = "missing.tar.gz"\n'
+    db, statuses = tree_census(tmp_path, "population", TREES, extra=gone)
+    assert len(statuses) == len(TREES) + 1
+    return db

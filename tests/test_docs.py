@@ -49,7 +49,8 @@ def test_every_command_and_option_is_documented() -> None:
     assert {"run", "pin", "fetch", "scan", "count", "probe", "ingest-tools-list"} <= set(parsers)
     for name, parser in parsers.items():
         usage = {"count": " PATH...", "discover": " ", "audit": " TRUTH_DIR", "export": " ", "report": " ",
-                 "probe": " NAME", "ingest-tools-list": " FILE", "history": " OWNER/NAME"}.get(name, " MANIFEST`")
+                 "probe": " NAME", "ingest-tools-list": " FILE", "history": " OWNER/NAME",
+                 "probe-registry": " --registry-file FILE"}.get(name, " MANIFEST`")
         assert f"`census {name}{usage}" in README, name
         flags = option_flags(parser)
         assert flags, name

@@ -76,7 +76,7 @@ EXPECTED["05-registry-census.py"] = [  # the population census of population_wor
 #: notebooks run against the population census instead of report_world's (manifest name)
 POPULATION = {"05-registry-census.py": "population"}
 #: what a notebook may import from the pipeline: statistics, charts and the report's table and image helpers
-PIPELINE_IMPORTS = {"plots", "population_plots", "report", "runtime_stats", "stats"}
+PIPELINE_IMPORTS = {"plots", "population_plots", "report", "runtime_population", "runtime_stats", "stats"}
 
 
 @pytest.fixture(scope="module")

@@ -8,15 +8,13 @@ from pathlib import Path
 import duckdb
 import polars as pl
 from synth import tarball
+from tree_census import tree_census
 
 from pipeline import stats
 from pipeline.archive import members
-from pipeline.census import Census
-from pipeline.manifest import load
 from pipeline.scan import notes
 from pipeline.scan.detect import Detector
 from pipeline.scan.tree import scan_tree
-from pipeline.settings import Settings
 from pipeline.source import Fetched
 from pipeline.store import Store
 
@@ -84,19 +82,9 @@ def test_notes_are_stored_and_replaced_with_the_scan(tmp_path: Path) -> None:
 def test_caveats_read_the_notes(tmp_path: Path) -> None:
     lfs_only: dict[str, bytes | tuple[str, str]] = {
         ".gitattributes": b"*.onnx filter=lfs diff=lfs merge=lfs -text\n", "m.py": b"x = 1\n"}
-    trees = {"acme/art": TREE, "acme/lfs-only": lfs_only}
-    lines = ['[census]\nname = "notes"\n']
-    for i, (repo, tree) in enumerate(trees.items()):
-        commit = f"{i + 1}" * 40
-        (tmp_path / f"{i}.tar.gz").write_bytes(tarball(tree, root=f"r{i}", commit=commit))
-        lines.append(f'[[repos]]\nrepo = "{repo}"\ncommit = "{commit}"\nsource = "{i}.tar.gz"\n')
-    (tmp_path / "m.toml").write_text("\n".join(lines))
-    settings = Settings(db_path=tmp_path / "c.duckdb", cache_dir=tmp_path / "cache", api_url="http://127.0.0.1:9")
-    census = Census(load(tmp_path / "m.toml"), settings)
-    with Store(settings.db_path) as store:
-        assert [o.status for o in census.run(store)] == ["scanned", "scanned"]
-    census.close()
-    with duckdb.connect(str(settings.db_path)) as con:
+    db, statuses = tree_census(tmp_path, "notes", {"acme/art": TREE, "acme/lfs-only": lfs_only})
+    assert statuses == ["scanned", "scanned"]
+    with duckdb.connect(str(db)) as con:
         found = {(r, c): (s, e) for r, _, c, s, e in stats.caveats(con, "notes").iter_rows() if c != "false-zero"}
         assert {key: status for key, (status, _) in found.items()} == {
             ("acme/art", "submodules"): "found", ("acme/art", "export-ignore"): "found",
