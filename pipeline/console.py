@@ -70,8 +70,14 @@ class ConsoleObserver:
         return ", ".join(f"{n} {name}" for name, n in sorted(self._tally.items()))
 
     def _rate(self, task: Any) -> str:
+        """Items a second (seconds an item, for a stage slower than one a second), and MB/s where
+        the stage reads bytes (a probe reads none)."""
         elapsed = task.elapsed or 0.0
-        return f"{task.completed / elapsed:.1f}/s {self._bytes / 1e6 / elapsed:.0f} MB/s" if elapsed else ""
+        if not elapsed or not task.completed:
+            return ""
+        per_second = task.completed / elapsed
+        pace = f"{per_second:.1f}/s" if per_second >= 1 else f"{elapsed / task.completed:.0f} s each"
+        return pace + (f" {self._bytes / 1e6 / elapsed:.0f} MB/s" if self._bytes else "")
 
     def waiting(self, label: str, seconds: float, reason: str) -> None:
         """Say how long we wait and why."""

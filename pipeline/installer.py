@@ -109,8 +109,8 @@ def install(package: Package, version: str, folder: Path, plan: Plan) -> Install
 def _npm(package: Package, version: str, folder: Path, plan: Plan) -> Installed:
     npm, node = shutil.which("npm"), shutil.which("node")
     if npm is None or node is None:
-        raise InstallError("npm and node are needed to install npm packages; neither is on PATH" if npm is None
-                           and node is None else f"{'npm' if npm is None else 'node'} is not on PATH")
+        missing = " and ".join(name for name, found in (("npm", npm), ("node", node)) if found is None)
+        raise InstallError(f"npm packages are installed with npm and run on node: {missing} not on PATH")
     tools = [Path(npm).resolve().parents[1], Path(node).resolve().parent]
     options = [*([] if plan.scripts else ["--ignore-scripts"]),
                *([f"--before={_stamp(plan.before)}"] if plan.before else [])]
