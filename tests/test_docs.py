@@ -1,4 +1,5 @@
-"""The README cannot drift from the code: commands, options, variables, schema, exit codes."""
+"""The README and docs cannot drift from the code: the README's two commands; commands, options,
+variables and exit codes (docs/COMMANDS.md); the schema (docs/SCHEMA.md); every link between them."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ from pipeline.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
+COMMANDS = (ROOT / "docs" / "COMMANDS.md").read_text(encoding="utf-8")
+SCHEMA = (ROOT / "docs" / "SCHEMA.md").read_text(encoding="utf-8")
 
 
 def _first_block() -> list[str]:
@@ -51,17 +54,18 @@ def test_every_command_and_option_is_documented() -> None:
         usage = {"count": " PATH...", "discover": " ", "audit": " TRUTH_DIR", "export": " ", "report": " ",
                  "probe": " NAME", "ingest-tools-list": " FILE", "history": " OWNER/NAME",
                  "probe-registry": " --registry-file FILE"}.get(name, " MANIFEST`")
-        assert f"`census {name}{usage}" in README, name
+        assert f"`census {name}{usage}" in COMMANDS, name
+        assert f"`census {name}" in README, name  # the README's table names every command
         flags = option_flags(parser)
         assert flags, name
         for opts in flags:
-            assert any(f"`{opt}" in README for opt in opts), (name, opts)
+            assert any(f"`{opt}" in COMMANDS for opt in opts), (name, opts)
     for variable in ENV.values():
-        assert f"`{variable}`" in README, variable
+        assert f"`{variable}`" in COMMANDS, variable
 
 
 def test_exit_codes_match_the_cli() -> None:
-    table = dict(re.findall(r"^\| (\d) \| (.+) \|$", README, re.M))
+    table = dict(re.findall(r"^\| (\d) \| (.+) \|$", COMMANDS, re.M))
     assert set(table) == {str(cli.EXIT_OK), str(cli.EXIT_FAILED), str(cli.EXIT_USAGE)}
     assert "manifest" in table[str(cli.EXIT_USAGE)]
     assert "--strict" in table[str(cli.EXIT_FAILED)]
@@ -70,10 +74,45 @@ def test_exit_codes_match_the_cli() -> None:
 def test_schema_table_lists_the_real_columns(tmp_path: Path) -> None:
     documented = {
         name: [c.strip() for c in columns.split(",")]
-        for name, columns in re.findall(r"^\| `(\w+)`(?: \(view\))? \| [^|]+ \| ([^|]+) \|$", README, re.M)
+        for name, columns in re.findall(r"^\| `(\w+)`(?: \(view\))? \| [^|]+ \| ([^|]+) \|$", SCHEMA, re.M)
     }
     with Store(tmp_path / "c.duckdb") as store:
         for table in ("snapshots", "term_counts", "skipped_files", "manifest_entries", "repo_term_totals", "tools",
                       "detector_exclusions", "sdk_catalog", "tool_hints_on_wire"):
             cursor = store.connection.execute(f"SELECT * FROM {table} LIMIT 0")
             assert documented[table] == [d[0] for d in cursor.description], table
+
+
+def test_every_probe_setting_is_documented() -> None:
+    from pipeline import cli_probe_registry, interpreters, package_index, sandbox
+
+    variables = [*sandbox.ENV.values(), *package_index.ENV.values(), interpreters.VARIABLE,
+                 cli_probe_registry.WORK_VARIABLE, "CENSUS_MANIFEST"]
+    for variable in variables:
+        assert re.search(rf"^\| `{variable}` \|", COMMANDS, re.M), variable
+
+
+def _anchors(text: str) -> set[str]:
+    """GitHub's anchors of a Markdown page's headings."""
+    return {re.sub(r"[^\w\- ]", "", heading.lower()).replace(" ", "-")
+            for heading in re.findall(r"^#{1,6} (.+)$", text, re.M)}
+
+
+def test_every_link_of_the_readme_and_the_docs_leads_somewhere() -> None:
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        for target in re.findall(r"\]\(([^)\s]+)\)", text):
+            if re.match(r"[a-z]+:", target):
+                continue  # a web address
+            path, _, anchor = target.partition("#")
+            linked = (page.parent / path).resolve() if path else page
+            assert linked.exists(), f"{page.name}: {target}"
+            if anchor and linked.suffix == ".md":
+                assert anchor in _anchors(linked.read_text(encoding="utf-8")), f"{page.name}: {target}"
+
+
+def test_the_readme_is_for_users_and_short() -> None:
+    assert len(README.splitlines()) <= 160
+    headings = re.findall(r"^## (.+)$", README, re.M)
+    assert headings == ["What it answers", "A worked example", "Three uses", "Commands", "More"]
