@@ -15,7 +15,7 @@ from pipeline.population_runtime import section
 from pipeline.report_tables import NO_VALUE, cell_text, markdown_table
 
 if TYPE_CHECKING:
-    from pipeline.report_population import PopulationData
+    from pipeline.population_data import PopulationData
 
 #: how many of the largest servers the report lists
 LARGEST = 15

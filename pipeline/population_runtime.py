@@ -1,6 +1,6 @@
 """The runtime section of a population report: registry packages installed, started and asked.
 
-Read from the ``runtime_*`` frames of :class:`~pipeline.report_population.PopulationData`
+Read from the ``runtime_*`` frames of :class:`~pipeline.population_data.PopulationData`
 (``pipeline.runtime_population``); a population with no package capture has no such section,
 and its page is what it was before.
 """
@@ -15,7 +15,7 @@ from pipeline.population import SEED_000_TOOLS
 from pipeline.report_tables import NO_VALUE, cell_text, markdown_table
 
 if TYPE_CHECKING:
-    from pipeline.report_population import PopulationData
+    from pipeline.population_data import PopulationData
 
 CHART = "runtime-funnel.png"
 CHART_TEXT = "Registry packages by the step they reached: resolved, installed, started, answered tools/list"

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, fields
 from pathlib import Path
 
 import duckdb
@@ -26,6 +25,7 @@ from pipeline import plots, report_population, runtime_stats, schema, stats
 from pipeline.errors import ManifestError
 from pipeline.history_stats import FINDINGS_SCHEMA
 from pipeline.history_stats import SCHEMA as HISTORY_SCHEMA
+from pipeline.report_data import RUNTIME_TABLES, TABLES, ReportData
 from pipeline.report_markdown import render
 from pipeline.report_tables import AGREEMENT_CHART, CHARTS, HISTORY_CHART, markdown_table, png_bytes, write_page
 
@@ -35,46 +35,6 @@ __all__ = ["CHARTS", "ReportData", "charts", "choose_manifest", "collect", "expo
 DATA_DIR = "data"
 
 
-@dataclass(frozen=True)
-class ReportData:
-    """Everything a report shows, as the frames ``pipeline.stats`` returns."""
-
-    manifest: str
-    """the manifest's name."""
-    repositories: pl.DataFrame
-    """``stats.repositories``."""
-    tools_by_role: pl.DataFrame
-    """``stats.tools_by_role``."""
-    published_vs_measured: pl.DataFrame
-    """``stats.published_vs_measured``."""
-    tools_by_sdk: pl.DataFrame
-    """``stats.tools_by_sdk``, over server tools."""
-    lookalikes_excluded: pl.DataFrame
-    """``stats.lookalikes_excluded``."""
-    hint_coverage: pl.DataFrame
-    """``stats.hint_coverage``, over server tools."""
-    effective_summary: pl.DataFrame
-    """``stats.effective_summary``, over server tools."""
-    caveats: pl.DataFrame
-    """``stats.caveats``."""
-    runtime_captures: pl.DataFrame
-    """``runtime_stats.runtime_captures``, every capture in the database (without ``command_or_url``:
-    local paths and command lines stay out of a report)."""
-    runtime_coverage: pl.DataFrame
-    """``runtime_stats.runtime_hint_coverage``, over every ``ok`` capture in the database."""
-    runtime_pairs: pl.DataFrame
-    """``runtime_stats.static_vs_runtime_pairs``, for the servers paired with a repository of the manifest."""
-    runtime_agreement: pl.DataFrame
-    """``runtime_stats.static_vs_runtime_summary``, for the same servers."""
-    history_series: pl.DataFrame
-    """``stats.history_series``: the published trees over time, where ``census history`` stored them."""
-    history_findings: pl.DataFrame
-    """``stats.history_findings``: which commits give each published figure."""
-
-
-TABLES = tuple(f.name for f in fields(ReportData) if f.name != "manifest")
-#: the tables of the runtime truth section, from ``pipeline.runtime_stats``; the others are ``pipeline.stats``'s
-RUNTIME_TABLES = ("runtime_captures", "runtime_coverage", "runtime_pairs", "runtime_agreement")
 
 
 def collect(con: duckdb.DuckDBPyConnection, manifest: str) -> ReportData:

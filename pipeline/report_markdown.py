@@ -1,4 +1,4 @@
-"""The Markdown of a census report, from the frames of ``pipeline.report.ReportData``.
+"""The Markdown of a census report, from the frames of ``pipeline.report_data.ReportData``.
 
 Every column header says what its numbers are: *matches* (case-insensitive byte counts of a
 term), *tool definitions* (detector rows), *declared* (the key is written), *declared true /
@@ -19,7 +19,7 @@ from pipeline.report_runtime import runtime
 from pipeline.report_tables import HISTORY_CHART, NO_VALUE, cell_text, commit, image, markdown_table
 
 if TYPE_CHECKING:
-    from pipeline.report import ReportData
+    from pipeline.report_data import ReportData
 
 SOURCES = {"git": "a local git copy of the pinned commit", "github": "the GitHub archive of the pinned commit",
            "tarball": "a local archive of the pinned commit"}

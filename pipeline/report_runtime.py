@@ -14,7 +14,7 @@ import polars as pl
 from pipeline.report_tables import AGREEMENT_CHART, NO_VALUE, cell_text, commit, image, markdown_table
 
 if TYPE_CHECKING:
-    from pipeline.report import ReportData
+    from pipeline.report_data import ReportData
 
 NO_CAPTURES = """\
 The database holds no runtime captures: `census probe NAME -- COMMAND [ARGS...]` (or `--url URL`)

@@ -21,7 +21,7 @@ import polars as pl
 import pytest
 from report_world import SKIPPED_REPO, ReportWorld, with_runtime
 
-from pipeline import report, stats
+from pipeline import report, report_data, stats
 from pipeline.errors import ManifestError
 from pipeline.report_runtime import NO_CAPTURES
 from pipeline.report_tables import NO_VALUE as DASH
@@ -162,15 +162,15 @@ def test_a_report_exported_before_runtime_truth_loads_without_captures(
     old = tmp_path / "old"
     shutil.copytree(written / "data", old / "data")
     meta = old / "data" / "report.json"
-    tables = [t for t in json.loads(meta.read_text(encoding="utf-8"))["tables"] if t not in report.RUNTIME_TABLES]
+    tables = [t for t in json.loads(meta.read_text(encoding="utf-8"))["tables"] if t not in report_data.RUNTIME_TABLES]
     meta.write_text(json.dumps({"manifest": "golden", "tables": tables}), encoding="utf-8")
-    for name in report.RUNTIME_TABLES:
+    for name in report_data.RUNTIME_TABLES:
         (old / "data" / f"{name}.parquet").unlink()
 
     loaded = report.load(old)
 
     without = report.collect(con, "golden")  # a database without captures gives the same frames
-    for name in report.RUNTIME_TABLES:
+    for name in report_data.RUNTIME_TABLES:
         assert getattr(loaded, name).equals(getattr(without, name)), name
     assert runtime_section(report.render(loaded)) == NO_CAPTURES + "\n"
 
@@ -199,7 +199,7 @@ def test_the_export_rebuilds_the_same_report(written: Path, runtime_con: duckdb.
     fresh = report.collect(runtime_con, "golden")
 
     assert loaded.manifest == "golden"
-    for name in report.TABLES:
+    for name in report_data.TABLES:
         assert getattr(loaded, name).equals(getattr(fresh, name)), name
     assert report.render(loaded) == (written / "README.md").read_text(encoding="utf-8")
 
@@ -255,7 +255,7 @@ def test_census_report_command(world: ReportWorld, tmp_path: Path) -> None:
     assert done.stdout == f"{tmp_path / 'out' / 'README.md'} (and 19 files beside it: charts and data)\n"
     assert (tmp_path / "out" / "README.md").read_text(encoding="utf-8").startswith("# Census report: plain\n")
     assert sorted(p.name for p in (tmp_path / "out" / "data").iterdir()) == sorted(
-        [f"{name}.parquet" for name in report.TABLES] + ["report.json"])
+        [f"{name}.parquet" for name in report_data.TABLES] + ["report.json"])
 
     default = census("report", "--manifest", str(world.db.parent / "plain.toml"), "--db", str(world.db), cwd=tmp_path)
     assert default.returncode == 0, default.stderr

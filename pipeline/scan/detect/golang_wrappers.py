@@ -12,15 +12,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import cache
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from pipeline.scan.detect.golang_read import Reading, fill
-from pipeline.scan.detect.golang_syntax import Imports, Node, arguments, callee, captures
+from pipeline.scan.detect.golang_syntax import Imports, Node, Scope, arguments, callee, captures
 from pipeline.scan.detect.golang_units import Unit, enclosing_function, parameters
 from pipeline.scan.detect.source import SourceFile
-
-if TYPE_CHECKING:
-    from pipeline.scan.detect.golang_index import Project
 
 #: how many wrappers deep a definition is followed (a wrapper of a wrapper of ``mcp.NewTool``...)
 MAX_WRAPPER_DEPTH = 3
@@ -45,6 +42,20 @@ class Wrapper:
     def accepts(self, count: int) -> bool:
         """Whether a call with ``count`` arguments fits the wrapper's signature."""
         return count >= self.arity - 1 if self.variadic else count == self.arity
+
+
+class Project(Protocol):
+    """What the search for wrappers of wrappers reads of ``golang_index.Project`` (which imports this module)."""
+
+    wrappers: dict[str, list[Wrapper]]
+    owned: set[tuple[str, int]]
+
+    def wrapper(self, path: str, operand: str | None, name: str, count: int) -> Wrapper | None:
+        """The wrapper a call reaches (``golang_index.Project.wrapper``)."""
+
+    def scope(self, file: SourceFile, imports: Imports, params: dict[str, int] | None = None,
+              local: list[Node] | None = None) -> Scope:
+        """A reading scope for ``file`` (``golang_index.Project.scope``)."""
 
 
 def wrappers_of_wrappers(

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from pipeline.scan.detect.model import NO_ANNOTATIONS, Tool
+from pipeline.scan.detect.python_context import a_parameter, calls_super, expected, returned
 from pipeline.scan.detect.python_decorated import DecoratedForms
 from pipeline.scan.detect.python_index import server_bases
 from pipeline.scan.detect.python_loops import loop_iterated
@@ -25,7 +26,6 @@ from pipeline.scan.detect.python_scope import (
     text,
 )
 from pipeline.scan.detect.python_tables import entries, unpacking
-from pipeline.scan.detect.python_wrappers import parameter_names
 from pipeline.scan.detect.source import SourceFile
 from pipeline.scan.detect.syntax import enclosing
 
@@ -74,8 +74,8 @@ class FileForms(DecoratedForms):
         first = positionals(args)[:1]
         iterated = loop_iterated(self.data, first[0]) if first and first[0].type == "identifier" else None
         given = iterated if iterated is not None and iterated.type == "identifier" else first[0] if first else None
-        passed_on = given is not None and given.type == "identifier" and _a_parameter(self.data, given)
-        return _a_parameter(self.data, function) and not passed_on
+        passed_on = given is not None and given.type == "identifier" and a_parameter(self.data, given)
+        return a_parameter(self.data, function) and not passed_on
 
     def _plumbing(self, node: Node, function: Node | None, given: Node | None) -> bool:
         """Whether ``node`` is the plumbing of the project's subclass of an SDK server: a method
@@ -86,7 +86,7 @@ class FileForms(DecoratedForms):
         if function is not None and (receiver is None or text(self.data, receiver) != "self"):
             return False
         if function is not None and not (given is not None and given.type == "identifier" and
-                                         _a_parameter(self.data, given)):
+                                         a_parameter(self.data, given)):
             return False
         if function is None and not (given is not None and given.named_children and
                                      all(c.type == "dictionary_splat" for c in given.named_children)):
@@ -105,7 +105,7 @@ class FileForms(DecoratedForms):
         first = positionals(args)[:1] or [given[k] for k in ("fn", "func") if k in given][:1]
         if kind is None or kind.flavor in ("lowlevel", "agent") or not first or first[0].type == "string":
             return []
-        if _calls_super(function) or self._plumbing(node, function, first[0]) or \
+        if calls_super(function) or self._plumbing(node, function, first[0]) or \
                 self.index.decorated_elsewhere(self.scope.imports.get(text(self.data, first[0])), self.file.path):
             return []  # an SDK subclass's own ``tool`` passing its arguments on; a tool counted where it is defined
         if method == "tool" and kind.flavor != "fastmcp":
@@ -200,11 +200,11 @@ class FileForms(DecoratedForms):
                          self._name(args, "name", None), args)
 
     def _serves_tool_list(self, node: Node) -> bool:
-        if _expected(node):  # assert tools == ListToolsResult(tools=[Tool(...)]): a client's expectation
+        if expected(node):  # assert tools == ListToolsResult(tools=[Tool(...)]): a client's expectation
             return False
         if b"list_tools" in self.file.lower or b"listtoolsresult" in self.file.lower:
             return True
-        if self.index.serves_tools and _returned(node):
+        if self.index.serves_tools and returned(node):
             return True
         parent = node.parent
         while parent is not None and parent.type != "assignment":
@@ -215,54 +215,3 @@ class FileForms(DecoratedForms):
 
 def _listed(found: Tool | None) -> list[Tool]:
     return [found] if found is not None else []
-
-
-def _a_parameter(data: bytes, name: Node) -> bool:
-    """Whether an enclosing function takes ``name`` as a parameter (``def register_tools(add_tool):``,
-    given ``mcp.add_tool``): a project function of that name is a wrapper, read as one."""
-    function = enclosing(name, ("function_definition",))
-    while function is not None:
-        if text(data, name) in parameter_names(data, function):
-            return True
-        function = enclosing(function, ("function_definition",))
-    return False
-
-
-def _calls_super(function: Node) -> bool:
-    """Whether ``function`` is ``super().<method>``."""
-    receiver = function.child_by_field_name("object")
-    called = receiver.child_by_field_name("function") if receiver is not None and receiver.type == "call" else None
-    return called is not None and called.text == b"super"
-
-
-def _returned(node: Node) -> bool:
-    """Whether a function returns ``node`` (alone, or in a list or tuple it returns)."""
-    parent = node.parent
-    while parent is not None and parent.type in ("list", "tuple", "parenthesized_expression", "expression_list"):
-        parent = parent.parent
-    return parent is not None and parent.type == "return_statement"
-
-
-#: where a test hands a value to a mock: ``m.return_value = Tool(...)``, ``AsyncMock(return_value=[...])``
-_MOCKED = ("return_value", "side_effect")
-
-
-def _expected(node: Node) -> bool:
-    """Whether ``node`` is part of a comparison or an ``assert`` (a test's expected value), or a
-    value a test gives a mock to return (a test double)."""
-    parent = node.parent
-    while parent is not None and parent.type not in ("function_definition", "class_definition", "module"):
-        if parent.type in ("assert_statement", "comparison_operator") or _mocked(parent):
-            return True
-        parent = parent.parent
-    return False
-
-
-def _mocked(node: Node) -> bool:
-    """``x.return_value = ...`` or ``return_value=...`` (``side_effect`` too)."""
-    if node.type == "keyword_argument":
-        key = node.child_by_field_name("name")
-        return key is not None and (key.text or b"").decode() in _MOCKED
-    left = node.child_by_field_name("left") if node.type == "assignment" else None
-    attribute = left.child_by_field_name("attribute") if left is not None and left.type == "attribute" else None
-    return attribute is not None and (attribute.text or b"").decode() in _MOCKED
