@@ -4,18 +4,17 @@ Read from the files themselves (package.json, pyproject.toml, requirements*.txt,
 Cargo.toml, *.csproj, pom.xml, build.gradle[.kts], gradle/libs.versions.toml, composer.json,
 Gemfile, Gemfile.lock, *.gemspec, Package.swift). Imports attribute a registration to an SDK; the manifest supplies the
 version (for SDKs whose wire output changed between versions) and settles ambiguous imports.
-A manifest that does not parse is ignored: it is evidence, not input we must accept.
+A manifest that does not parse is ignored: it is evidence, not input we must accept. The
+formats themselves are ``deps_formats``.
 """
 
 from __future__ import annotations
 
-import json
-import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 from posixpath import basename, dirname
 
-Parsed = Iterator[tuple[str, str | None]]
+from pipeline.scan.detect.deps_formats import BY_NAME, LANGUAGES, parser_for
 
 
 @dataclass(frozen=True)
@@ -34,12 +33,12 @@ class Dependency:
 
 def is_manifest(path: str) -> bool:
     """Whether ``path`` names a package manifest this module reads."""
-    return _parser_for(path.rpartition("/")[2]) is not None
+    return parser_for(path.rpartition("/")[2]) is not None
 
 
 def parse(path: str, data: bytes) -> list[Dependency]:
     """The dependencies ``path`` declares; an unreadable manifest gives none."""
-    parser = _parser_for(basename(path))
+    parser = parser_for(basename(path))
     if parser is None:
         return []
     try:
@@ -47,7 +46,7 @@ def parse(path: str, data: bytes) -> list[Dependency]:
         directory = dirname(path)
         if basename(path) == "libs.versions.toml" and basename(directory) == "gradle":
             directory = dirname(directory)  # a version catalog serves the build around its gradle/ folder
-        languages = _LANGUAGES.get(parser, ())
+        languages = LANGUAGES.get(parser, ())
         return [Dependency(directory, name, version, languages) for name, version in parser(text)]
     except (ValueError, TypeError, AttributeError):  # TOMLDecodeError and JSONDecodeError are ValueErrors
         return []
@@ -129,164 +128,8 @@ def _holds(directory: str, path: str) -> bool:
     return directory == "" or path.startswith(directory + "/")
 
 
-def _package_json(text: str) -> Parsed:
-    doc = json.loads(text)
-    for key in ("dependencies", "devDependencies", "peerDependencies", "optionalDependencies"):
-        for name, version in (doc.get(key) or {}).items():
-            yield name, str(version)
-
-
-_PEP508 = re.compile(r"\A[ \t]*([A-Za-z0-9][A-Za-z0-9._-]*)[ \t]*(?:\[[^\]]*\])?[ \t]*([^;#]*)")
-
-
-def _requirement(line: str) -> tuple[str, str | None] | None:
-    found = _PEP508.match(line)
-    if not found or line.lstrip().startswith(("-", "#")):
-        return None
-    return found.group(1).lower(), found.group(2).strip() or None
-
-
-def _requirements(text: str) -> Parsed:
-    for line in text.splitlines():
-        if (req := _requirement(line)) is not None:
-            yield req
-
-
-def _pyproject(text: str) -> Parsed:
-    import tomllib  # with its regular expressions and datetime: only for a TOML manifest
-
-    doc = tomllib.loads(text)
-    project = doc.get("project", {})
-    lines = list(project.get("dependencies", []))
-    for extra in project.get("optional-dependencies", {}).values():
-        lines.extend(extra)
-    for group in doc.get("dependency-groups", {}).values():
-        lines.extend(x for x in group if isinstance(x, str))
-    yield from (req for line in lines if (req := _requirement(line)) is not None)
-    for name, spec in doc.get("tool", {}).get("poetry", {}).get("dependencies", {}).items():
-        yield name.lower(), spec if isinstance(spec, str) else (spec or {}).get("version")
-
-
-def _go_mod(text: str) -> Parsed:
-    """``require x v1`` lines and the lines of ``require ( ... )`` blocks, read line by line (a
-    regular expression over the whole file can be made slow by a hostile go.mod)."""
-    block = False
-    for line in text.splitlines():
-        words = line.split("//", 1)[0].split()
-        if words[:2] == ["require", "("] or words == ["require("]:
-            block = True
-        elif words == [")"]:
-            block = False
-        elif words[:1] == ["require"] and len(words) >= 3 and words[2].startswith("v"):
-            yield words[1], words[2]
-        elif block and len(words) >= 2 and words[1].startswith("v"):
-            yield words[0], words[1]
-
-
-def _cargo(text: str) -> Parsed:
-    import tomllib  # with its regular expressions and datetime: only for a TOML manifest
-
-    doc = tomllib.loads(text)
-    tables = [doc.get(k, {}) for k in ("dependencies", "dev-dependencies", "build-dependencies")]
-    tables.append(doc.get("workspace", {}).get("dependencies", {}))
-    for table in tables:
-        for name, spec in table.items():
-            yield name, spec if isinstance(spec, str) else (spec or {}).get("version")
-
-
-#: the expressions of the rarer manifests, compiled on first use (``re`` keeps them): most trees have none
-_CSPROJ = r"(?i)<Package(?:Reference|Version)\s+Include=\"([^\"]+)\"(?:\s+Version=\"([^\"]*)\")?"
-_POM_DEP = r"(?s)<dependency>(.*?)</dependency>"
-_POM_FIELD = r"<(groupId|artifactId|version)>\s*([^<]+?)\s*</"
-_GRADLE = r"[\"']([\w.\-]+):([\w.\-]+)(?::([\w.\-+${}]+))?[\"']"
-_GRADLE_VALUE = r"(?m)^\s*(?:val|var|def|ext\.)?\s*(\w+)\s*=\s*[\"']([\w.\-+]+)[\"']"
-_GEM_LOCK = r"(?m)^    ([\w.\-]+) \(([^)\s]+)\)$"
-_GEM = (r"(?m)^[ \t]*(?:gem|\w+\.add(?:_runtime|_development)?_dependency)\s*\(?\s*[\"']([\w.\-]+)[\"']"
-        r"(?:\s*,\s*[\"']([^\"']+)[\"'])?")
-_SWIFT_PACKAGE = (r"\.package\s*\(\s*(?:name:\s*\"[^\"]*\",\s*)?url:\s*\"([^\"]+?)(?:\.git)?\""
-                  r"(?:\s*,\s*(?:from|exact|branch|revision)?:?\s*\"([^\"]+)\")?")
-
-
-def _csproj(text: str) -> Parsed:
-    yield from ((n, v or None) for n, v in re.findall(_CSPROJ, text))
-
-
-def _pom(text: str) -> Parsed:
-    for block in re.findall(_POM_DEP, text):
-        fields = dict(re.findall(_POM_FIELD, block))
-        if "groupId" in fields and "artifactId" in fields:
-            yield f"{fields['groupId']}:{fields['artifactId']}", fields.get("version")
-
-
-def _gradle(text: str) -> Parsed:
-    """``"group:artifact:version"`` coordinates; a ``$name`` / ``${name}`` version is read from a
-    ``val name = "..."`` (or ``def``, ``ext.``) of the same file, else left unknown."""
-    values = dict(re.findall(_GRADLE_VALUE, text))
-    for group, artifact, written in re.findall(_GRADLE, text):
-        version = values.get(written.strip("${}"), "") if written.startswith("$") else written
-        yield f"{group}:{artifact}", version or None
-
-
-def _version_catalog(text: str) -> Parsed:
-    """``gradle/libs.versions.toml``: each library's ``group:artifact`` and version (``version.ref``
-    read from ``[versions]``)."""
-    import tomllib  # with its regular expressions and datetime: only for a TOML manifest
-
-    doc = tomllib.loads(text)
-    versions = {k: v for k, v in (doc.get("versions") or {}).items() if isinstance(v, str)}
-    for entry in (doc.get("libraries") or {}).values():
-        if isinstance(entry, str) and entry.count(":") >= 1:
-            group, artifact, *rest = entry.split(":")
-            yield f"{group}:{artifact}", rest[0] if rest else None
-        elif isinstance(entry, dict):
-            module = entry.get("module") or f"{entry.get('group', '')}:{entry.get('name', '')}"
-            version = entry.get("version")
-            if isinstance(version, dict):
-                version = versions.get(str(version.get("ref")))
-            yield str(module), version if isinstance(version, str) else None
-
-
-def _gem_lock(text: str) -> Parsed:
-    """``Gemfile.lock``: each gem resolved from a source (``GEM`` / ``GIT`` sections) and its exact
-    version (``    name (1.2.3)``); a ``PATH`` gem is the project itself (a gem's own repository)."""
-    for section in re.split(r"^(?=[A-Z][A-Z ]*$)", text, flags=re.M):
-        if section.startswith(("GEM", "GIT")):
-            yield from re.findall(_GEM_LOCK, section)
-
-
-def _composer(text: str) -> Parsed:
-    doc = json.loads(text)
-    for key in ("require", "require-dev"):
-        yield from ((n, str(v)) for n, v in (doc.get(key) or {}).items())
-
-
-def _gemfile(text: str) -> Parsed:
-    yield from ((n, v or None) for n, v in re.findall(_GEM, text))
-
-
-def _swift(text: str) -> Parsed:
-    for url, version in re.findall(_SWIFT_PACKAGE, text):
-        yield url.split("github.com/")[-1], version or None
-
-
-_EXACT: dict[str, Callable[[str], Parsed]] = {
-    "package.json": _package_json,
-    "pyproject.toml": _pyproject,
-    "go.mod": _go_mod,
-    "Cargo.toml": _cargo,
-    "pom.xml": _pom,
-    "build.gradle": _gradle,
-    "build.gradle.kts": _gradle,
-    "composer.json": _composer,
-    "Gemfile": _gemfile,
-    "Gemfile.lock": _gem_lock,
-    "libs.versions.toml": _version_catalog,
-    "Package.swift": _swift,
-}
-
-
 #: how every manifest's name ends (exact names and suffixes): a cheap test before ``is_manifest``
-MANIFEST_ENDINGS = (*(name.encode() for name in _EXACT), b".csproj", b".fsproj", b".props", b".gemspec", b".txt",
+MANIFEST_ENDINGS = (*(name.encode() for name in BY_NAME), b".csproj", b".fsproj", b".props", b".gemspec", b".txt",
                     b".in")
 
 
@@ -296,23 +139,3 @@ def manifest_positions(names: Iterable[bytes]) -> list[int]:
     ending, the full check only for the few that pass it."""
     return [i for i, name in enumerate(names)
             if name.endswith(MANIFEST_ENDINGS) and is_manifest(name.decode("utf-8", "backslashreplace"))]
-
-
-#: the detector languages each manifest parser's ecosystem serves
-_LANGUAGES: dict[Callable[[str], Parsed], tuple[str, ...]] = {
-    _package_json: ("typescript",), _pyproject: ("python",), _requirements: ("python",), _go_mod: ("go",),
-    _cargo: ("rust",), _pom: ("java", "kotlin"), _gradle: ("java", "kotlin"), _version_catalog: ("java", "kotlin"),
-    _composer: ("php",), _gemfile: ("ruby",), _gem_lock: ("ruby",), _swift: ("swift",), _csproj: ("csharp",),
-}
-
-
-def _parser_for(name: str) -> Callable[[str], Parsed] | None:
-    if name in _EXACT:
-        return _EXACT[name]
-    if name.endswith((".csproj", ".fsproj")) or name == "Directory.Packages.props":
-        return _csproj
-    if name.endswith(".gemspec"):
-        return _gemfile
-    if name.startswith("requirements") and name.endswith((".txt", ".in")):
-        return _requirements
-    return None
