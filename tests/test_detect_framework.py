@@ -10,8 +10,9 @@ from synth import FASTMCP_SERVER, tarball
 
 from pipeline.archive import CHUNK_BYTES, members
 from pipeline.scan.count import TermCounter
-from pipeline.scan.detect import LANGUAGES, MAX_FILE_BYTES, Detector, corpus
+from pipeline.scan.detect import LANGUAGES, Detector, corpus
 from pipeline.scan.detect.deps import Dependencies, is_manifest, parse
+from pipeline.scan.detect.kept import MAX_FILE_BYTES
 from pipeline.scan.detect.model import Exclusion, Tool, hint_field
 from pipeline.scan.detect.paths import exclusion
 from pipeline.scan.detect.source import SourceFile

@@ -26,39 +26,26 @@ from dataclasses import dataclass, replace
 from typing import Protocol
 
 from pipeline.scan.count import TermCounter
-from pipeline.scan.detect import deps, evidence, literals, markers, paths
+from pipeline.scan.detect import deps, evidence, literals, paths
+from pipeline.scan.detect.kept import (
+    DETECTOR_WORD_SET,
+    DETECTOR_WORDS,
+    FIRST_WORDS,
+    KEEP_WORDS,
+    MAX_FILE_BYTES,
+    MAX_KEPT_BYTES,
+    SHIMS,
+    kind_of,
+    placed,
+)
 from pipeline.scan.detect.model import Exclusion, Tool
 from pipeline.scan.detect.sdks import SDKS
-from pipeline.scan.detect.source import SourceFile, extension, language_of, literal_language
+from pipeline.scan.detect.source import SourceFile, language_of
 from pipeline.scan.detect.supplement import supplement
-from pipeline.scan.detect.typescript_imports import reexports_mcp_server
-from pipeline.scan.roles import RoleRules, rust_test_lines
-
-#: files larger than this are not parsed (generated code, bundles); recorded if relevant
-MAX_FILE_BYTES = 2 << 20
-#: bytes of source kept in memory per tree for the second phase; beyond it files are recorded
-MAX_KEPT_BYTES = 128 << 20
+from pipeline.scan.roles import RoleRules
 
 #: below this much kept source, syntax trees stay in memory between the two phases
 KEEP_TREES_BYTES = 16 << 20
-#: a source file is kept for the detectors only if it contains one of these (lower-cased):
-#: every registration names a tool; constants and presets name a hint or annotations; the
-#: module that builds the server (``mcp = FastMCP(...)``) names MCP; a client's imports name
-#: the SDK's package (``evidence``)
-KEEP_WORDS = ("tool", "mcp", "hint", "annotation", "modelcontextprotocol")
-#: a left-out file is worth recording only if it names one of these (see ``paths.relevant``)
-RELEVANT_WORDS = (*paths.ANCHORS, *paths.MARKER_WORDS)
-#: a file that names none of these is neither kept nor recorded: the scan looks for them
-FIRST_WORDS = tuple(dict.fromkeys((*KEEP_WORDS, *paths.ANCHORS)))
-#: every word a kept or recorded file is searched for at once (``SourceFile.has_any`` reads them)
-DETECTOR_WORDS = tuple(
-    dict.fromkeys((*FIRST_WORDS, *RELEVANT_WORDS, *(word for words in markers.PREFILTER.values() for word in words)))
-)
-_DETECTOR_WORD_SET = frozenset(DETECTOR_WORDS)
-
-#: per language, what makes a vendored file a shim its phase 1 reads: it re-exports an MCP SDK
-#: (chrome-devtools-mcp imports ``McpServer`` from its own ``third_party/index.ts``)
-SHIMS: dict[str, Callable[[bytes], bool]] = {"typescript": reexports_mcp_server}
 
 #: language -> "module:class" of its detector (imported on first use)
 LANGUAGES = {
@@ -149,7 +136,7 @@ class Detector:
         scan hands every run's names here, so the tree's source files are noticed too."""
         names = list(names)
         if not self._sources:
-            self._sources = any((kind := _kind(n.decode("utf-8", "replace"))) is not None and kind[0] == "source"
+            self._sources = any((kind := kind_of(n.decode("utf-8", "replace"))) is not None and kind[0] == "source"
                                 for n in names)
         return deps.manifest_positions(names)
 
@@ -198,13 +185,13 @@ class Detector:
         if self._finder is None:
             self._finder = TermCounter((), words=DETECTOR_WORDS)
         _, present = self._finder.count_and_find(data)
-        return SourceFile(path, data, present, _DETECTOR_WORD_SET)
+        return SourceFile(path, data, present, DETECTOR_WORD_SET)
 
     def _kind(self, path: str) -> tuple[str, str] | None:
         """(``manifest``, ''), (``source``, language), (exclusion reason, detail) or ``None``;
         the last answer is remembered, since ``wants`` and ``add`` ask about the same path."""
         if self._last[0] != path:
-            self._last = (path, _kind(path))
+            self._last = (path, kind_of(path))
         return self._last[1]
 
     def finish(self, roles: RoleRules | None = None) -> Detection:
@@ -217,7 +204,7 @@ class Detector:
                 continue  # read for literals only, by ``supplement``
             tools.extend(self._run(factory(language)(self.dependencies), files, self._shims.get(language, []), rules))
         tools = supplement(tools, self._files, (x.path for x in self._exclusions), dependencies=self.dependencies,
-                           roles=rules, place=lambda tool, file: _placed(self._versioned(tool), file, rules))
+                           roles=rules, place=lambda tool, file: placed(self._versioned(tool), file, rules))
         parsed = sum(len(files) for language, files in self._files.items() if language in LANGUAGES)
         notes = (*evidence.sdk_notes(self.dependencies),
                  *evidence.usage_notes(f for group in self._files.values() for f in group),
@@ -244,7 +231,7 @@ class Detector:
             if not keep_trees:
                 file.forget_tree()
         for file in files:  # a detector may read another file's tree: kept trees stay to the end
-            yield from (_placed(self._versioned(t), file, roles) for t in self._guarded(file, detector.detect))
+            yield from (placed(self._versioned(t), file, roles) for t in self._guarded(file, detector.detect))
             if not keep_trees:
                 file.forget_tree()
         if keep_trees:
@@ -266,26 +253,3 @@ class Detector:
             return tool
         version = self.dependencies.version(SDKS[tool.sdk].packages, tool.path)
         return replace(tool, sdk_version=version) if version else tool
-
-
-def _placed(tool: Tool, file: SourceFile, roles: RoleRules) -> Tool:
-    """``tool`` with its role; a Rust tool inside ``#[cfg(test)]`` code is a test's."""
-    test_lines: list[tuple[int, int]] = []
-    if tool.path == file.path and file.path.endswith(".rs") and b"test" in file.lower:
-        test_lines = file.kept("roles.rust-tests", lambda: rust_test_lines(file.tree.root_node))
-    role = roles.of_tool(tool.path, tool.line, test_lines)
-    return replace(tool, role=role.role, role_rule=role.rule)
-
-
-def _kind(path: str) -> tuple[str, str] | None:
-    directory, _, name = path.rpartition("/")
-    if deps.is_manifest(name):
-        return "manifest", ""
-    language = language_of(name)
-    if language is None and (literal := literal_language(name)) is not None:
-        return None if paths.exclusion_in(directory, name) is not None else ("literal", literal)
-    if language is None and extension(name) not in paths.DOCS_EXTENSIONS:
-        return None  # neither source nor docs: nothing the detector reads or records
-    if (why := paths.exclusion_in(directory, name)) is not None:
-        return why
-    return ("source", language) if language is not None else None
