@@ -32,11 +32,11 @@ from pipeline.scan.detect.deps import Dependencies
 from pipeline.scan.detect.golang_index import Project
 from pipeline.scan.detect.golang_mirrors import builder_mirrored, mirror_imports, mirrored
 from pipeline.scan.detect.golang_read import Reading, fill
+from pipeline.scan.detect.golang_scope import Scope
 from pipeline.scan.detect.golang_syntax import (
     IMPORT_MARKERS,
     UNIT_MARKER,
     Node,
-    Scope,
     arguments,
     callee,
     captures,

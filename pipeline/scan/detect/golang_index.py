@@ -21,16 +21,8 @@ from collections.abc import Iterator, Mapping
 from posixpath import basename, dirname
 
 from pipeline.scan.detect.golang_read import is_annotation_literal, read_annotation_literal
-from pipeline.scan.detect.golang_syntax import (
-    Imports,
-    Node,
-    Scope,
-    arguments,
-    captures,
-    literal_fields,
-    read_imports,
-    unwrap,
-)
+from pipeline.scan.detect.golang_scope import Scope
+from pipeline.scan.detect.golang_syntax import Imports, Node, arguments, captures, literal_fields, read_imports, unwrap
 from pipeline.scan.detect.golang_units import (
     Unit,
     enclosing_function,

@@ -8,17 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from pipeline.scan.detect.golang_syntax import (
-    Node,
-    Param,
-    Scope,
-    arguments,
-    callee,
-    literal_fields,
-    qualified,
-    strip_address,
-    unwrap,
-)
+from pipeline.scan.detect.golang_scope import Param, Scope
+from pipeline.scan.detect.golang_syntax import Node, arguments, callee, literal_fields, qualified, strip_address, unwrap
 from pipeline.scan.detect.model import DYNAMIC, NO_ANNOTATIONS, TRUE, UNSET, Annotations, hint_field
 
 ANNOTATION_TYPES = ("ToolAnnotations", "ToolAnnotation")

@@ -14,7 +14,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from pipeline.scan.detect.golang_read import Reading, read_new_tool, read_raw_schema, read_tool_literal, reassigned
-from pipeline.scan.detect.golang_syntax import Node, Scope, arguments, callee, literal_fields, qualified, unwrap
+from pipeline.scan.detect.golang_scope import Scope
+from pipeline.scan.detect.golang_syntax import Node, arguments, callee, literal_fields, qualified, unwrap
 from pipeline.scan.detect.syntax import enclosing, named
 
 COLLECTIONS = ("slice_type", "array_type", "implicit_length_array_type", "map_type")

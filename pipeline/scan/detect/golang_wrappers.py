@@ -15,7 +15,8 @@ from functools import cache
 from typing import Protocol
 
 from pipeline.scan.detect.golang_read import Reading, fill
-from pipeline.scan.detect.golang_syntax import Imports, Node, Scope, arguments, callee, captures
+from pipeline.scan.detect.golang_scope import Scope
+from pipeline.scan.detect.golang_syntax import Imports, Node, arguments, callee, captures
 from pipeline.scan.detect.golang_units import Unit, enclosing_function, parameters
 from pipeline.scan.detect.source import SourceFile
 
