@@ -28,10 +28,10 @@ from collections.abc import Iterator
 
 import tree_sitter
 
+from pipeline.scan.detect import ruby_reading as reading
 from pipeline.scan.detect.deps import Dependencies
 from pipeline.scan.detect.model import Annotations, Exclusion, Tool
 from pipeline.scan.detect.ruby_forms import (
-    DSL_HINTS,
     RubyIndex,
     annotations_of,
     annotations_value,
@@ -41,19 +41,17 @@ from pipeline.scan.detect.ruby_forms import (
     qualified_class_name,
     string,
     underscore,
-    with_title,
 )
+from pipeline.scan.detect.ruby_reading import FAST, OFFICIAL
 from pipeline.scan.detect.sdks import SDKS
 from pipeline.scan.detect.source import SourceFile
-from pipeline.scan.detect.syntax import boolean, compiled, named
+from pipeline.scan.detect.syntax import named
 
-OFFICIAL, FAST = "ruby-mcp", "ruby-fast-mcp"
 BASES = {"MCP::Tool": OFFICIAL, "FastMcp::Tool": FAST, "ActionTool::Base": FAST}
 _MARKERS = (b"mcp::", b"fastmcp", b"actiontool", b"define_tool", b"module mcp")
 _HINTS = (b"read_only", b"readonly", b"destructive", b"idempotent", b"open_world", b"openworld")
 _CLASS = re.compile(rb"^(?:\xef\xbb\xbf)?[ \t]*class\s+([\w:]+)\s*<\s*([\w:]+)", re.M)
 _CLASS_NEW = re.compile(rb"\bClass\.new\(\s*([\w:]+)\s*\)")
-_REQUIRE = re.compile(rb"^(?:\xef\xbb\xbf)?[ \t]*require(?:_relative)?[ \t(]+[\"']([^\"']+)[\"']", re.M)
 _SDK_SOURCE = (re.compile(rb"^(?:\xef\xbb\xbf)?[ \t]*module\s+(?:MCP|FastMcp)\b", re.M),
                re.compile(rb"^[ \t]*class\s+Tool\b", re.M),
                re.compile(rb"\bdef\s+(?:self\.)?(?:annotations|define_tool|tool_name)\b"))
@@ -78,12 +76,12 @@ class RubyDetector:
         self._required_bases: set[str] = set()
         self._bases: re.Pattern[bytes] | None = None
         self._bases_ready = False
-        self._query = _query(_QUERY)
-        self._preset_query = _query(_PRESET_QUERY)
+        self._query = reading.query(_QUERY)
+        self._preset_query = reading.query(_PRESET_QUERY)
 
     def index(self, file: SourceFile) -> None:
         """Learn every class's superclass (regex, no parse) and constants holding annotation hashes."""
-        required = _required(file.data)
+        required = reading.required(file.data)
         for name, parent in _CLASS.findall(file.data):
             short = name.decode().rsplit("::", 1)[-1]
             self.known.superclass[short] = parent.decode().lstrip(":")
@@ -146,7 +144,7 @@ class RubyDetector:
         return self._bases is not None and self._bases.search(file.data) is not None
 
     def _attributed(self, file: SourceFile) -> set[str]:
-        found = _required(file.data)
+        found = reading.required(file.data)
         for key in (OFFICIAL, FAST):
             if self.dependencies.find(SDKS[key].packages, file.path) is not None:
                 found.add(key)
@@ -183,7 +181,7 @@ class RubyDetector:
         sdk, block = self._sdk_of(parent) if parent else None, node.child_by_field_name("block")
         if sdk is None or block is None:
             return
-        constant = _assigned_constant(file, node)
+        constant = reading.assigned_constant(file, node)
         default = None if constant is None else underscore(constant) if sdk[0] == OFFICIAL else fast_mcp_name(constant)
         yield from self._tool_class(file, node, block, sdk=sdk, attributed=attributed, form="class-new",
                                     what=f"Class.new({parent}) makes an MCP tool", default=default)
@@ -197,7 +195,7 @@ class RubyDetector:
         if key not in attributed and through not in self._required_bases:
             yield Exclusion(file.path, "unattributed", f"{what}; no require or Gemfile")
             return
-        written, tool_name, tool_title, ann = _read_class(file, body, key, self.known)
+        written, tool_name, tool_title, ann = reading.read_class(file, body, key, self.known)
         via = ann.source if ann.source.startswith("preset:") else "direct"
         yield Tool(file.path, file.line(at), key, tool_name if written else default, f"ruby.{key}.{form}", ann, via,
                    tool_title)
@@ -215,58 +213,3 @@ class RubyDetector:
         form = "define" if method == "define" else "define-tool"
         return Tool(file.path, file.line(node), OFFICIAL, string(file, args.get("name")), f"ruby.{OFFICIAL}.{form}",
                     ann, via, string(file, args.get("title")))
-
-
-def _required(data: bytes) -> set[str]:
-    found: set[str] = set()
-    for path in _REQUIRE.findall(data):
-        text = path.decode("utf-8", "replace")
-        last = text.rsplit("/", 1)[-1]
-        if last in ("fast_mcp", "fast-mcp") or text.startswith(("fast_mcp/", "fast-mcp/")):
-            found.add(FAST)
-        elif text == "mcp" or text.startswith("mcp/") or (text.startswith(".") and last == "mcp"):
-            found.add(OFFICIAL)
-    return found
-
-
-def _assigned_constant(file: SourceFile, node: tree_sitter.Node) -> str | None:
-    """The constant ``node`` is assigned to (``PingTool = Class.new(...)``), if any."""
-    parent = node.parent
-    left = parent.child_by_field_name("left") if parent is not None and parent.type == "assignment" else None
-    if left is None or left.type not in ("constant", "scope_resolution"):
-        return None
-    return file.text(left).rsplit("::", 1)[-1]
-
-
-def _read_class(file: SourceFile, node: tree_sitter.Node, sdk: str,
-                known: RubyIndex) -> tuple[bool, str | None, str | None, Annotations]:
-    """(whether tool_name is written, its literal value, tool-level title, annotations) from a class body."""
-    body = node.child_by_field_name("body")
-    name: str | None = None
-    title: str | None = None
-    ann, dsl, written = Annotations(), False, False
-    for stmt in named(body) if body is not None else []:
-        method = file.text(stmt.child_by_field_name("method")) if stmt.type == "call" else file.text(stmt)
-        if stmt.type not in ("call", "identifier") or stmt.child_by_field_name("receiver") is not None:
-            continue
-        args = stmt.child_by_field_name("arguments")
-        first = named(args)[0] if args is not None and named(args) else None
-        if method == "tool_name" and first is not None:
-            name, written = string(file, first), True
-            name = fast_mcp_name(name) if name is not None and sdk == FAST else name
-        elif method == "title" and sdk == OFFICIAL:
-            title = string(file, first)
-        elif method == "title" and first is not None:
-            ann, dsl = with_title(ann, string(file, first)), True
-        elif method == "annotations" and args is not None:
-            ann = annotations_of(file, hash_items(args), known)
-        elif method in DSL_HINTS and sdk == FAST:
-            ann, dsl = ann.with_hint(DSL_HINTS[method], boolean(file.text(first)) if first else "true"), True
-    if dsl and ann.source == "none":
-        ann = ann.with_source("options")
-    return written, name, title, ann
-
-
-def _query(source: str) -> tree_sitter.Query:
-    """A compiled Ruby query (compiled once per process)."""
-    return compiled("tree_sitter_ruby", "language", source)

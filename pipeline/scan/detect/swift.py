@@ -22,24 +22,20 @@ Exclusions: a file defining its own ``ToolAnnotations``/``Annotations`` type wit
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from pipeline.scan.detect import swift_calls as calls
 from pipeline.scan.detect.deps import Dependencies
-from pipeline.scan.detect.model import NO_ANNOTATIONS, TRUE, Annotations, Exclusion, Tool, hint_field
+from pipeline.scan.detect.model import Annotations, Exclusion, Tool
 from pipeline.scan.detect.rust_values import substitute
-from pipeline.scan.detect.sdks import SDKS
 from pipeline.scan.detect.source import SourceFile
 from pipeline.scan.detect.swift_values import (
-    ANNOTATION_TYPES,
-    Arguments,
     attribute_arguments,
     call_arguments,
     callee,
     captures,
     evaluate,
-    labelled_annotations,
     string_value,
 )
 from pipeline.scan.detect.syntax import Node, named
@@ -47,7 +43,6 @@ from pipeline.scan.detect.syntax import Node, named
 MARKERS = (b"import mcp", b"swiftmcp", b"mcptool", b"readonlyhint", b"toolannotations")
 IMPORTS = {"MCP": "swift-mcp", "SwiftMCP": "swift-swiftmcp"}
 _HINTS = frozenset({"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"})
-_TYPES = ("ToolAnnotations", "Annotations")
 
 
 @dataclass(frozen=True)
@@ -80,10 +75,10 @@ class SwiftDetector:
         nodes = captures(file)
         for prop in nodes.get("property", []):
             value, name = prop.child_by_field_name("value"), prop.child_by_field_name("name")
-            if name is not None and _annotations_value(file, value):
+            if name is not None and calls.annotations_value(file, value):
                 self.presets[file.text(name).strip()] = evaluate(file, value, lambda _: None, {})
         for call in nodes.get("call", []):
-            function = _enclosing_function(call) if _is_tool(file, call) else None
+            function = calls.enclosing_function(call) if calls.is_tool(file, call) else None
             if function is not None and (wrapper := self._wrapper(file, function, call)) is not None:
                 self.wrappers.setdefault(wrapper.name, wrapper)
 
@@ -93,7 +88,7 @@ class SwiftDetector:
         if not called and not any(m in file.lower for m in MARKERS):
             return
         nodes = captures(file)
-        if (why := _type_definition(file, nodes)) is not None:
+        if (why := calls.type_definition(file, nodes)) is not None:
             yield Exclusion(file.path, why, "defines its own tool annotations type")
             return
         sdks = self._sdks(file, nodes)
@@ -111,13 +106,13 @@ class SwiftDetector:
 
     def _rows(self, file: SourceFile, nodes: dict[str, list[Node]], sdks: set[str]) -> Iterator[Tool]:
         for call in nodes.get("call", []):
-            if "swift-mcp" in sdks and _is_tool(file, call) and not self._inside_wrapper(file, call):
+            if "swift-mcp" in sdks and calls.is_tool(file, call) and not self._inside_wrapper(file, call):
                 yield self._constructor(file, call)
             elif (wrapper := self._called(file, call)) is not None:
                 yield self._wrapper_call(file, call, wrapper)
         if "swift-swiftmcp" in sdks:
             for function in nodes.get("function", []):
-                attribute = _attribute(file, function, "MCPTool")
+                attribute = calls.attribute(file, function, "MCPTool")
                 if attribute is not None:
                     yield self._swiftmcp(file, function, attribute)
 
@@ -126,7 +121,7 @@ class SwiftDetector:
         annotations = evaluate(file, args.get("annotations"), self.presets.get, params or {})
         via = annotations.source if annotations.source.startswith("preset:") else "direct"
         name, title = string_value(file, args.get("name")), string_value(file, args.get("title"))
-        return _tool(file, call, "swift-mcp", name, form="constructor", annotations=annotations, via=via,
+        return calls.tool(file, call, "swift-mcp", name, form="constructor", annotations=annotations, via=via,
                      tool_title=title)
 
     def _called(self, file: SourceFile, call: Node) -> Wrapper | None:
@@ -145,144 +140,32 @@ class SwiftDetector:
 
     def _wrapper(self, file: SourceFile, function: Node, call: Node) -> Wrapper | None:
         """A wrapper when the ``Tool(..)`` built in ``function`` is named by one of its parameters."""
-        params = _parameters(file, function)
+        params = calls.parameters(file, function)
         internal = {name: i for i, (name, _) in enumerate(params)}
         name = file.text(dict(call_arguments(file, call)).get("name"))
         if name not in internal:
             return None
         tool = self._constructor(file, call, internal)
-        return Wrapper(file.text(function.child_by_field_name("name")), file.path, params, _defaults(file, function),
-                       internal[name], tool.annotations, tool.tool_title)
+        return Wrapper(file.text(function.child_by_field_name("name")), file.path, params,
+                       calls.defaults(file, function), internal[name], tool.annotations, tool.tool_title)
 
     def _wrapper_call(self, file: SourceFile, call: Node, wrapper: Wrapper) -> Tool:
-        values = _bind(file, wrapper.params, call_arguments(file, call))
+        values = calls.bind(file, wrapper.params, call_arguments(file, call))
         written = [file.text(v) if v is not None else default or "None"
                    for v, default in zip(values, wrapper.defaults, strict=True)]
         annotations = substitute(wrapper.annotations, [w.replace("nil", "None") for w in written])
         name = string_value(file, values[wrapper.name_index])
-        return _tool(file, call, "swift-mcp", name, form="wrapper", annotations=annotations,
+        return calls.tool(file, call, "swift-mcp", name, form="wrapper", annotations=annotations,
                      via=f"wrapper:{wrapper.name}", tool_title=wrapper.tool_title)
 
     def _swiftmcp(self, file: SourceFile, function: Node, attribute: Node) -> Tool:
         args = attribute_arguments(file, attribute)
-        name = string_value(file, dict(args).get("name")) or _convert(
-            file.text(function.child_by_field_name("name")), _naming(file, function))
-        return _tool(file, attribute, "swift-swiftmcp", name, form="attribute", annotations=_hints(file, args))
+        name = string_value(file, dict(args).get("name")) or calls.convert(
+            file.text(function.child_by_field_name("name")), calls.naming(file, function))
+        return calls.tool(file, attribute, "swift-swiftmcp", name, form="attribute",
+                          annotations=calls.hints(file, args))
 
     def _inside_wrapper(self, file: SourceFile, node: Node) -> bool:
-        function = _enclosing_function(node)
+        function = calls.enclosing_function(node)
         wrapper = self.wrappers.get(file.text(function.child_by_field_name("name"))) if function else None
         return wrapper is not None and wrapper.path == file.path
-
-
-def _tool(file: SourceFile, node: Node, sdk: str, name: str | None, *, form: str, annotations: Annotations,
-          via: str = "direct", tool_title: str | None = None) -> Tool:
-    return Tool(path=file.path, line=file.line(node), sdk=sdk, tool_name=name,
-                rule=f"{SDKS[sdk].language}.{sdk}.{form}", annotations=annotations, via=via,
-                tool_title=tool_title, is_mcp=SDKS[sdk].is_mcp)
-
-
-def _annotations_value(file: SourceFile, value: Node | None) -> bool:
-    """Whether a property's value is a ``Tool.Annotations(..)`` / ``.init(title:readOnlyHint:..)``."""
-    if value is None or value.type != "call_expression" or callee(file, value) not in ANNOTATION_TYPES:
-        return False
-    return "name" not in dict(call_arguments(file, value))
-
-
-def _is_tool(file: SourceFile, call: Node) -> bool:
-    """``Tool(name:..)`` / ``MCP.Tool(name:..)``, or an inferred ``.init(name:.., inputSchema:..)``."""
-    name = callee(file, call)
-    if name not in ("Tool", "MCP.Tool", ".init"):
-        return False
-    labels = {label for label, _ in call_arguments(file, call)}
-    if name in ("Tool", "MCP.Tool"):
-        return "name" in labels and bool(labels & {"inputSchema", "description"})
-    return name == ".init" and {"name", "inputSchema"} <= labels
-
-
-def _hints(file: SourceFile, args: Arguments) -> Annotations:
-    """``hints: [.readOnly, ..]`` (each listed hint true) or the older ``readOnlyHint: true`` labels."""
-    written = [(label, value) for label, value in args if label == "hints" or hint_field(label or "")]
-    result = labelled_annotations(file, [a for a in written if a[0] != "hints"], "attribute", {})
-    for _, value in (a for a in written if a[0] == "hints"):
-        members = named(value) if value.type == "array_literal" else [value]
-        for member in members:
-            hint = hint_field(file.text(member).strip())
-            result = result.with_hint(hint, TRUE) if hint else result.with_source("attribute")
-    declared = any(getattr(result, h) != "unset" for h in ("read_only_hint", "destructive_hint",
-                                                            "idempotent_hint", "open_world_hint"))
-    return result if declared or result.title else NO_ANNOTATIONS
-
-
-def _attribute(file: SourceFile, declaration: Node, name: str) -> Node | None:
-    modifiers = next((c for c in declaration.children if c.type == "modifiers"), None)
-    for attribute in named(modifiers) if modifiers is not None else []:
-        user_type = next((c for c in attribute.children if c.type == "user_type"), None)
-        if attribute.type == "attribute" and file.text(user_type) == name:
-            return attribute
-    return None
-
-
-def _naming(file: SourceFile, node: Node) -> str:
-    parent = node.parent
-    while parent is not None and parent.type != "class_declaration":
-        parent = parent.parent
-    server = _attribute(file, parent, "MCPServer") if parent is not None else None
-    naming = dict(attribute_arguments(file, server)).get("toolNaming") if server is not None else None
-    return file.text(naming).lstrip(".") if naming is not None else "functionName"
-
-
-def _convert(name: str, naming: str) -> str:
-    if naming == "snakeCase":
-        return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
-    return name[:1].upper() + name[1:] if naming == "pascalCase" else name
-
-
-def _parameters(file: SourceFile, function: Node) -> tuple[tuple[str, str | None], ...]:
-    found: list[tuple[str, str | None]] = []
-    for parameter in (c for c in function.children if c.type == "parameter"):
-        names = [file.text(c) for c in parameter.children if c.type == "simple_identifier"]
-        if names:
-            label = names[0] if names[0] != "_" else None
-            found.append((names[-1], label))
-    return tuple(found)
-
-
-def _defaults(file: SourceFile, function: Node) -> tuple[str | None, ...]:
-    """Each parameter's default value as written (what follows its ``=``), in order."""
-    found: list[str | None] = []
-    named = False  # the last parameter is one ``_parameters`` lists (it has a name)
-    for i, child in enumerate(function.children):
-        if child.type == "parameter":
-            named = any(c.type == "simple_identifier" for c in child.children)
-            if named:
-                found.append(None)
-        elif function.field_name_for_child(i) == "default_value" and found and named:
-            found[-1] = file.text(child)
-    return tuple(found)
-
-
-def _bind(file: SourceFile, params: tuple[tuple[str, str | None], ...], args: Arguments) -> list[Node | None]:
-    """The argument written for each parameter (by label, else by position among unlabelled ones)."""
-    labelled = {label: value for label, value in args if label is not None}
-    positional = iter(value for label, value in args if label is None)
-    return [labelled.get(label) if label is not None else next(positional, None) for _, label in params]
-
-
-def _enclosing_function(node: Node) -> Node | None:
-    parent = node.parent
-    while parent is not None and parent.type != "function_declaration":
-        parent = parent.parent
-    return parent
-
-
-def _type_definition(file: SourceFile, nodes: dict[str, list[Node]]) -> str | None:
-    if b"macro MCPTool(" in file.data:
-        return "sdk-source"
-    for declaration in nodes.get("class", []):
-        name = file.text(declaration.child_by_field_name("name"))
-        if name in _TYPES and b"readOnlyHint" in file.data[declaration.start_byte : declaration.end_byte]:
-            outer = declaration.parent.parent if declaration.parent is not None else None
-            outer_name = file.text(outer.child_by_field_name("name")) if outer is not None else ""
-            return "sdk-source" if outer_name == "Tool" else "type-definition"
-    return None
