@@ -12,15 +12,9 @@ import re
 from dataclasses import dataclass, replace
 
 from pipeline.scan.detect.model import DYNAMIC, FALSE, NO_ANNOTATIONS, TRUE, WIRE_NAMES, Annotations
+from pipeline.scan.detect.typescript_functions import enclosing_function, returned_name, returned_object
 from pipeline.scan.detect.typescript_resolver import Resolver, bind
-from pipeline.scan.detect.typescript_values import (
-    Ref,
-    arguments,
-    enclosing_function,
-    entries,
-    returned_name,
-    returned_object,
-)
+from pipeline.scan.detect.typescript_values import Ref, arguments, entries
 
 #: wire name -> canonical hint field (the only keys the TypeScript SDKs send as hints)
 HINT_KEYS = {wire: canonical for canonical, wire in WIRE_NAMES.items()}

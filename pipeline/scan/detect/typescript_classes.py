@@ -38,17 +38,10 @@ from pipeline.scan.detect.source import GRAMMARS, SourceFile, extension
 from pipeline.scan.detect.syntax import enclosing, named
 from pipeline.scan.detect.typescript_annotations import ToolInfo, read_annotations
 from pipeline.scan.detect.typescript_forms import Found, Reader
+from pipeline.scan.detect.typescript_functions import declared_before, declared_in_module
 from pipeline.scan.detect.typescript_imports import seen_from
 from pipeline.scan.detect.typescript_resolver import Resolver
-from pipeline.scan.detect.typescript_values import (
-    Env,
-    Node,
-    Ref,
-    arguments,
-    declared_before,
-    declared_in_module,
-    unwrap,
-)
+from pipeline.scan.detect.typescript_values import Env, Node, Ref, arguments, unwrap
 from pipeline.scan.detect.typescript_wrappers import captures
 
 #: ``\bclass`` written ``class(?<=\bclass)``: a literal first is found by a fast scan (ten times faster)

@@ -19,18 +19,10 @@ from collections.abc import Callable
 from pipeline.scan.detect.model import NO_ANNOTATIONS
 from pipeline.scan.detect.syntax import descendants
 from pipeline.scan.detect.typescript_annotations import HINT_KEYS, ToolInfo, read_annotations, tool_info
+from pipeline.scan.detect.typescript_functions import params, returned_object
 from pipeline.scan.detect.typescript_lists import tool_objects
 from pipeline.scan.detect.typescript_resolver import Resolver
-from pipeline.scan.detect.typescript_values import (
-    PRIMITIVES,
-    Node,
-    Ref,
-    arguments,
-    entries,
-    params,
-    returned_object,
-    unwrap,
-)
+from pipeline.scan.detect.typescript_values import PRIMITIVES, Node, Ref, arguments, entries, unwrap
 
 Found = list[tuple[Ref, ToolInfo]]
 #: reads the definitions one registration call makes

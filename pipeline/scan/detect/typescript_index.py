@@ -24,6 +24,12 @@ from collections import defaultdict
 
 from pipeline.scan.detect.source import SourceFile
 from pipeline.scan.detect.typescript_classes import Subclasses
+from pipeline.scan.detect.typescript_functions import (
+    declared_before,
+    enclosing_function,
+    returned_name,
+    returned_object,
+)
 from pipeline.scan.detect.typescript_imports import (
     Imports,
     default_export,
@@ -38,18 +44,7 @@ from pipeline.scan.detect.typescript_imports import (
 )
 from pipeline.scan.detect.typescript_openclaw import openclaw_types
 from pipeline.scan.detect.typescript_resolver import Resolver
-from pipeline.scan.detect.typescript_values import (
-    Node,
-    Ref,
-    arguments,
-    callee,
-    declared_before,
-    enclosing_function,
-    entries,
-    returned_name,
-    returned_object,
-    unwrap,
-)
+from pipeline.scan.detect.typescript_values import Node, Ref, arguments, callee, entries, unwrap
 from pipeline.scan.detect.typescript_wrappers import Wrapper, Wrappers, captures, registration_slot
 
 #: registration methods a wrapper may call, and the SDK each belongs to

@@ -9,16 +9,9 @@ branches of ``cond ? a : b``.
 from __future__ import annotations
 
 from pipeline.scan.detect.syntax import descendants
+from pipeline.scan.detect.typescript_functions import enclosing_function, returned_object
 from pipeline.scan.detect.typescript_resolver import Resolver
-from pipeline.scan.detect.typescript_values import (
-    TRANSPARENT,
-    Ref,
-    arguments,
-    enclosing_function,
-    entries,
-    returned_object,
-    unwrap,
-)
+from pipeline.scan.detect.typescript_values import TRANSPARENT, Ref, arguments, entries, unwrap
 
 _LIST_METHODS = frozenset({"map", "filter", "concat", "slice", "flat", "sort", "toSorted"})
 

@@ -15,19 +15,10 @@ from typing import TYPE_CHECKING
 from pipeline.scan.detect.syntax import descendants, named
 from pipeline.scan.detect.typescript_annotations import ToolInfo, helper_object, tool_info
 from pipeline.scan.detect.typescript_forms import Found, Reader
+from pipeline.scan.detect.typescript_functions import binds, declared_before, member_keys, params
 from pipeline.scan.detect.typescript_lists import tool_objects
 from pipeline.scan.detect.typescript_resolver import Resolver, bind
-from pipeline.scan.detect.typescript_values import (
-    Env,
-    Node,
-    Ref,
-    arguments,
-    binds,
-    declared_before,
-    member_keys,
-    params,
-    unwrap,
-)
+from pipeline.scan.detect.typescript_values import Env, Node, Ref, arguments, unwrap
 
 if TYPE_CHECKING:
     pass

@@ -22,9 +22,10 @@ from posixpath import dirname, join, normpath
 from pipeline.scan.detect.deps import Dependencies
 from pipeline.scan.detect.sdks import SDKS
 from pipeline.scan.detect.typescript_forms import one_object
+from pipeline.scan.detect.typescript_functions import params
 from pipeline.scan.detect.typescript_imports import MCP_WRAPPERS, module_key
 from pipeline.scan.detect.typescript_resolver import Resolver
-from pipeline.scan.detect.typescript_values import FUNCTIONS, Ref, arguments, params, unwrap
+from pipeline.scan.detect.typescript_values import FUNCTIONS, Ref, arguments, unwrap
 
 #: manifest names of the MCP SDKs (a package declaring one keeps ``registerTool`` as MCP)
 MCP_PACKAGES = (*(p for s in SDKS.values() if s.language == "typescript" and s.is_mcp for p in s.packages),

@@ -11,18 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-from pipeline.scan.detect.typescript_values import (
-    Env,
-    Lookup,
-    Ref,
-    entries,
-    is_parameter,
-    param_defaults,
-    parameter_default,
-    params,
-    string_value,
-    unwrap,
-)
+from pipeline.scan.detect.typescript_functions import is_parameter, param_defaults, parameter_default, params
+from pipeline.scan.detect.typescript_values import Env, Lookup, Ref, entries, string_value, unwrap
 
 
 @dataclass(frozen=True)

@@ -21,9 +21,10 @@ from pipeline.scan.detect import typescript_forms as forms
 from pipeline.scan.detect.model import Exclusion
 from pipeline.scan.detect.source import SourceFile
 from pipeline.scan.detect.syntax import occurrences
+from pipeline.scan.detect.typescript_functions import params
 from pipeline.scan.detect.typescript_imports import Imports
 from pipeline.scan.detect.typescript_resolver import Resolver, bind
-from pipeline.scan.detect.typescript_values import Node, Ref, arguments, callee, params, unwrap
+from pipeline.scan.detect.typescript_values import Node, Ref, arguments, callee, unwrap
 from pipeline.scan.detect.typescript_wrappers import Wrapper
 
 _HINT_WORDS = ("readonlyhint", "destructivehint", "idempotenthint", "openworldhint")

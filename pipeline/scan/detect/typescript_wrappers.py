@@ -17,19 +17,9 @@ from dataclasses import dataclass, replace
 
 from pipeline.scan.detect.source import GRAMMARS, SourceFile, extension
 from pipeline.scan.detect.syntax import capture_map, compiled
+from pipeline.scan.detect.typescript_functions import enclosing_function, function_name, member_keys, params
 from pipeline.scan.detect.typescript_imports import seen_from
-from pipeline.scan.detect.typescript_values import (
-    Node,
-    Ref,
-    arguments,
-    callee,
-    enclosing_function,
-    entries,
-    function_name,
-    member_keys,
-    params,
-    unwrap,
-)
+from pipeline.scan.detect.typescript_values import Node, Ref, arguments, callee, entries, unwrap
 
 _CALLS = "(call_expression) @call (new_expression) @new"
 #: how many wrappers deep a registration is followed (a wrapper of a wrapper of ``registerTool``...)
