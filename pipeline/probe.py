@@ -32,31 +32,24 @@ import shlex
 import tempfile
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 import anyio
 import httpx2
-from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
-from mcp.types import PaginatedRequestParams
-from pydantic import ValidationError
 
+from pipeline.probe_session import DEFAULT_TIMEOUTS, Outcome, Timeouts, exchange
 from pipeline.probe_wire import (
     COOKIE_VARIABLE,
-    Failure,
-    Tap,
-    Wire,
-    describe,
     kill_marked,
     last_line,
     mask,
     safe_url,
-    transport_note,
 )
 from pipeline.runtime import HTTP, OK, SKIPPED, STDIO, Capture, RuntimeTool, ToolsListError, tools_of
 
@@ -71,22 +64,8 @@ class ProbeError(ValueError):
     """A probe that cannot even be attempted (no command, no URL); the message names the server."""
 
 
-@dataclass(frozen=True)
-class Timeouts:
-    """How long each step may take before the server is skipped with the step named."""
-
-    start_seconds: float = 10.0
-    """spawning the stdio server / opening the HTTP transport."""
-    initialize_seconds: float = 60.0
-    """from then to the ``initialize`` answer: a stdio server's start-up (``npx``, ``uvx``) is in here."""
-    page_seconds: float = 30.0
-    """each tools/list page."""
-    max_pages: int = 1000
-    """more pages than this is a skipped capture (so is a ``nextCursor`` that repeats)."""
-
-
 def probe(server: str, command: Sequence[str], *, env: Mapping[str, str] | None = None,
-          cwd: Path | str | None = None, timeouts: Timeouts = Timeouts(),
+          cwd: Path | str | None = None, timeouts: Timeouts = DEFAULT_TIMEOUTS,
           hidden: Iterable[str] | None = None) -> Capture:
     """Start ``command`` as a stdio MCP server named ``server`` and capture its tools/list.
 
@@ -101,7 +80,7 @@ def probe(server: str, command: Sequence[str], *, env: Mapping[str, str] | None 
 
 
 def probe_url(server: str, url: str, *, headers: Mapping[str, str] | None = None,
-              timeouts: Timeouts = Timeouts()) -> Capture:
+              timeouts: Timeouts = DEFAULT_TIMEOUTS) -> Capture:
     """Capture the tools/list of the Streamable HTTP MCP server at ``url``, named ``server``.
 
     ``headers`` (e.g. ``Authorization``) are sent with every request and never stored.
@@ -126,7 +105,7 @@ async def _probe_stdio(server: str, command: list[str], start: _Start, timeouts:
                                    cwd=start.cwd)
     with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as errlog:
         try:
-            outcome = await _exchange(lambda: stdio_client(params, errlog=errlog), timeouts,
+            outcome = await exchange(lambda: stdio_client(params, errlog=errlog), timeouts,
                                       give_up=lambda: _ignore(kill_marked(cookie)))
         finally:
             kill_marked(cookie)
@@ -143,93 +122,11 @@ async def _probe_http(server: str, url: str, headers: dict[str, str], timeouts: 
                 streamable_http_client(url, http_client=client) as streams:
             yield streams
 
-    outcome = await _exchange(connect, timeouts, give_up=lambda: None)
+    outcome = await exchange(connect, timeouts, give_up=lambda: None)
     return _capture(server, outcome, transport=HTTP, target=safe_url(url), stderr="", hidden=list(headers.values()))
 
 
-@dataclass
-class _Clock:
-    """Moves one cancel scope's deadline from step to step, and knows the step it is in."""
-
-    scope: anyio.CancelScope
-    step: str = "start"
-    seconds: float = 0.0
-
-    def enter(self, step: str, seconds: float) -> None:
-        self.step, self.seconds = step, seconds
-        self.scope.deadline = anyio.current_time() + seconds
-
-    def stop(self) -> None:
-        self.step, self.scope.deadline = "shutdown", float("inf")
-
-
-@dataclass(frozen=True)
-class _Outcome:
-    wire: Wire
-    failure: str | None = None
-    finished_at: datetime = field(default_factory=lambda: datetime.now(UTC))
-
-
-async def _exchange(connect: Callable[[], AbstractAsyncContextManager[Any]], timeouts: Timeouts,
-                    give_up: Callable[[], None]) -> _Outcome:
-    """Open the transport, initialize, list every page; a failure becomes the outcome's reason."""
-    wire = Wire()
-    with anyio.CancelScope() as scope:
-        clock = _Clock(scope)
-        clock.enter("start", timeouts.start_seconds)
-        try:
-            async with connect() as (read, write):
-                try:
-                    session = ClientSession(Tap(read, wire.received), Tap(write, wire.sent))
-                    await _converse(session, wire, clock, timeouts)
-                except BaseException:
-                    give_up()  # a stuck server is killed now, not after the SDK's grace period
-                    raise
-        except Exception as exc:
-            if not scope.cancel_called:
-                return _Outcome(wire, f"{clock.step}: {describe(exc)}")
-    if scope.cancel_called:
-        return _Outcome(wire, f"{clock.step}: no answer within {clock.seconds:g} s" + transport_note(wire))
-    return _Outcome(wire)
-
-
-async def _converse(session: ClientSession, wire: Wire, clock: _Clock, timeouts: Timeouts) -> None:
-    async with session:
-        clock.enter("initialize", timeouts.initialize_seconds)
-        await session.initialize()
-        cursor: str | None = None
-        seen: set[str] = set()
-        for number in range(1, timeouts.max_pages + 1):
-            clock.enter(f"tools/list page {number}", timeouts.page_seconds)
-            cursor = await _page(session, wire, cursor, number)
-            if cursor is None:
-                clock.stop()
-                return
-            if cursor in seen:
-                raise Failure(f"nextCursor {cursor[:60]!r} repeats: the pages loop")
-            seen.add(cursor)
-        raise Failure(f"more than {timeouts.max_pages} pages")
-
-
-async def _page(session: ClientSession, wire: Wire, cursor: str | None, number: int) -> str | None:
-    """Ask for one page; the next cursor from its raw JSON (None at the end)."""
-    try:
-        await session.list_tools(params=None if cursor is None else PaginatedRequestParams(cursor=cursor))
-    except ValidationError as exc:
-        first, more = exc.errors()[0], exc.error_count() - 1
-        where = ".".join(str(part) for part in first["loc"])
-        wire.notes.append(f"the mcp client refused page {number}: {where}: {first['msg']}"
-                          + (f" (and {more} more)" if more else ""))
-    page = wire.last("tools/list")
-    following = page.get("nextCursor") if isinstance(page, dict) else None
-    if following is None or following == "":
-        return None
-    if not isinstance(following, str):
-        raise Failure(f"nextCursor is not a string: {following!r}"[:120])
-    return following
-
-
-def _capture(server: str, outcome: _Outcome, *, transport: str, target: str, stderr: str,
+def _capture(server: str, outcome: Outcome, *, transport: str, target: str, stderr: str,
              hidden: Iterable[str]) -> Capture:
     """The capture of one probe, with every value of ``hidden`` masked in its texts."""
     pages = tuple(outcome.wire.results.get("tools/list", []))
