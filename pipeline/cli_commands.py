@@ -176,7 +176,7 @@ def probe(args: argparse.Namespace) -> None:
             capture = probes.probe_url(args.name, args.url, headers=_header_values(args.header_specs),
                                        timeouts=timeouts)
         else:
-            capture = probes.probe(args.name, args.server_command, env=_env_values(args.env_names),
+            capture = probes.probe(args.name, args.server_command, env=env_values(args.env_names),
                                    timeouts=timeouts)
         written = _record_runtime(settings, capture, args.repo)
     except probes.ProbeError as exc:
@@ -209,7 +209,7 @@ def ingest_tools_list(args: argparse.Namespace) -> None:
     print(_capture_line(capture, written), flush=True)
 
 
-def _env_values(names: Sequence[str], option: str = "--env") -> dict[str, str]:
+def env_values(names: Sequence[str], option: str = "--env") -> dict[str, str]:
     """The caller's values of the variables ``option`` names (a missing one is a usage error)."""
     missing = [name for name in names if name not in os.environ]
     if missing:
@@ -222,7 +222,7 @@ def _header_values(specs: Sequence[str]) -> dict[str, str]:
     pairs = [spec.partition("=") for spec in specs]
     if any(not name or not variable for name, _, variable in pairs):
         raise UsageError("expected NAME=VARIABLE", "--header")
-    values = _env_values([variable for _, _, variable in pairs], "--header")
+    values = env_values([variable for _, _, variable in pairs], "--header")
     return {name: values[variable] for name, _, variable in pairs}
 
 

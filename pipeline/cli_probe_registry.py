@@ -10,13 +10,12 @@ bad registry file or a missing sandbox.
 from __future__ import annotations
 
 import argparse
-import os
 from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pipeline.cli_args import env_option, existing_file, positive_float
-from pipeline.cli_commands import EXIT_FAILED, EXIT_USAGE, LOCKED_TIP, UsageError, fail
+from pipeline.cli_commands import EXIT_FAILED, EXIT_USAGE, LOCKED_TIP, UsageError, env_values, fail
 from pipeline.errors import CensusError, RegistryDumpError, SettingsError, StoreLockedError
 from pipeline.settings import DEFAULT_DB, ENV, Settings
 
@@ -70,9 +69,7 @@ def run(args: argparse.Namespace) -> None:
     settings = Settings.from_env(db_path=args.db_path)
     if args.jobs < 1:
         raise UsageError("expected a whole number of 1 or more", "--jobs")
-    missing = [name for name in args.env_names if name not in os.environ]
-    if missing:
-        raise UsageError(f"not set: {', '.join(missing)}", "--env")
+    given = env_values(args.env_names)
     try:
         sandbox = Sandbox.from_env()
         sandbox.check()
@@ -91,7 +88,7 @@ def run(args: argparse.Namespace) -> None:
     options = Options(work_dir=args.work_dir, latest=args.latest, jobs=args.jobs, seconds=args.seconds,
                       install_seconds=args.install_seconds, retry_skipped=args.retry_skipped,
                       keep_installs=args.keep_installs, dependencies_now=args.dependencies_now,
-                      install_scripts=args.install_scripts, env={n: os.environ[n] for n in args.env_names},
+                      install_scripts=args.install_scripts, env=given,
                       interpreters=tuple(interpreters.pythons()))
     observer = ConsoleObserver(settings)
     try:

@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from pipeline.scan.detect.model import hint_field
@@ -173,9 +174,7 @@ class ProjectIndex:
         """The function references of a module-level list that ``importer`` imports (``qualified``:
         ``pkg.tools.read_tools``) from a file of the tree: ``read_tools = [list_incidents, ...]``."""
         module, _, name = (qualified or "").rpartition(".")
-        wanted = module_paths(module, importer)
-        found = next((f for path, f in self.modules.items() for w in wanted if path == w or path.endswith("/" + w)),
-                     None)
+        found = module_file(self.modules, module, importer)
         return [(found, e) for e in module_list(found.data, found.tree.root_node, name)] if found is not None else []
 
     def decorated_elsewhere(self, qualified: str | None, importer: str) -> bool:
@@ -248,3 +247,9 @@ def server_bases(data: bytes, scope: Scope, node: Node) -> list[str]:
     found = [scope.qualify(base) for base in (bases.named_children if bases is not None else [])
              if base.type in ("identifier", "attribute")]
     return [qual for qual in found if qual and (kind := classify(qual)) is not None and kind.flavor in SERVER_FLAVORS]
+
+
+def module_file(modules: Mapping[str, SourceFile], module: str, importer: str) -> SourceFile | None:
+    """The file of the tree a dotted ``module`` is, seen from ``importer`` (``python_scope.module_paths``)."""
+    wanted = module_paths(module, importer)
+    return next((f for path, f in modules.items() for w in wanted if path == w or path.endswith("/" + w)), None)

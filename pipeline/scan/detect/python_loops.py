@@ -49,12 +49,18 @@ def _listed(data: bytes, iterated: Node, loop: Node) -> list[Node]:
     return _references(iterated)
 
 
+def module_value(data: bytes, module: Node, name: str) -> Node | None:
+    """The value a module-level assignment gives ``name``, when the module assigns it once."""
+    values = [a.child_by_field_name("right") for s in module.named_children if s.type == "expression_statement"
+              for a in s.named_children if a.type == "assignment" and text(data, a.child_by_field_name("left")) == name]
+    return values[0] if len(values) == 1 else None
+
+
 def module_list(data: bytes, module: Node, name: str) -> list[Node]:
     """The function references of the list or tuple a module assigns once to ``name``
     (``read_tools = [list_incidents, get_incident]``), else nothing."""
-    values = [a.child_by_field_name("right") for s in module.named_children if s.type == "expression_statement"
-              for a in s.named_children if a.type == "assignment" and text(data, a.child_by_field_name("left")) == name]
-    return _references(values[0]) if len(values) == 1 and values[0] is not None else []
+    value = module_value(data, module, name)
+    return _references(value) if value is not None else []
 
 
 def _references(listed: Node) -> list[Node]:

@@ -20,7 +20,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pipeline.scan.detect.python_scope import Node, module_paths, string_value, text
+from pipeline.scan.detect.python_index import module_file
+from pipeline.scan.detect.python_loops import module_value
+from pipeline.scan.detect.python_scope import Node, string_value, text
 from pipeline.scan.detect.source import SourceFile
 
 _TARGETS = ("pattern_list", "tuple_pattern")
@@ -108,11 +110,7 @@ def _fitting(file: SourceFile, table: Node | None, shape: Unpacking) -> list[Ent
 
 
 def _module_value(file: SourceFile, name: str) -> Node | None:
-    """The value a module-level assignment of this file gives ``name``, when it is assigned once."""
-    values = [a.child_by_field_name("right") for s in file.tree.root_node.named_children
-              if s.type == "expression_statement" for a in s.named_children
-              if a.type == "assignment" and text(file.data, a.child_by_field_name("left")) == name]
-    return values[0] if len(values) == 1 else None
+    return module_value(file.data, file.tree.root_node, name)
 
 
 def _returned(file: SourceFile, name: str) -> Node | None:
@@ -133,8 +131,7 @@ def _returned(file: SourceFile, name: str) -> Node | None:
 def _imported(qualified: str | None, importer: str, modules: dict[str, SourceFile]) -> tuple[SourceFile, Node] | None:
     """The table an imported name is in its own module: a constant, or what a function returns."""
     module, _, name = (qualified or "").rpartition(".")
-    wanted = module_paths(module, importer)
-    found = next((f for path, f in modules.items() for w in wanted if path == w or path.endswith("/" + w)), None)
+    found = module_file(modules, module, importer)
     if found is None:
         return None
     table = _module_value(found, name) or _returned(found, name)
