@@ -18,14 +18,14 @@ import tempfile
 import time
 from pathlib import Path
 
-from pipeline import manifest as manifests
-from pipeline.limits import limited
-from pipeline.mirrors import locate
+from pipeline.archive.limits import limited
+from pipeline.fetch.mirrors import locate
+from pipeline.fetch.source import GitRepoSource
+from pipeline.manifest import manifests
 from pipeline.scan.detect import Detector
 from pipeline.scan.roles import RoleRules
 from pipeline.scan.tree import scan_tree
 from pipeline.settings import Limits
-from pipeline.source import GitRepoSource
 
 MB = 1_000_000
 

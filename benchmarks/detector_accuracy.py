@@ -29,14 +29,14 @@ import tomllib
 from collections import Counter
 from pathlib import Path
 
-from pipeline.archive import stream, verify
+from pipeline.archive.tarball import stream, verify
+from pipeline.manifest.terms import TERM_SETS
 from pipeline.scan.detect import Detector
 from pipeline.scan.detect.corpus import as_row, detect_directory, expected_rows, score
 from pipeline.scan.detect.corpus import cases as cases_of
 from pipeline.scan.detect.source import GRAMMARS, extension, parser_for
 from pipeline.scan.roles import RoleRules
 from pipeline.scan.tree import scan_tree
-from pipeline.terms import TERM_SETS
 
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "detector"
 PATHS = CORPUS.parent / "roles" / "paths.toml"
@@ -96,7 +96,7 @@ def _stated_roles(case: Path) -> list[tuple[str, str | None]]:
 
 def roles_in_database(db: Path) -> None:
     """Print each repository's MCP tools by role, as ``stats.tools_by_role`` counts them."""
-    from pipeline import stats
+    from pipeline.analysis import stats
 
     con = stats.connect(db)
     frame = stats.tools_by_role(con)

@@ -1,7 +1,7 @@
 """``census history`` against one ``census count`` of the newest commit (issue 27).
 
 ``history_speed.py --source GITDIR [--source GITDIR ...] [--terms SET] [--first-parent]``: for each
-local git repository, the walk over every commit of its history (``pipeline.history.walk``, as
+local git repository, the walk over every commit of its history (``pipeline.scan.history.walk``, as
 ``census history`` does, without the database), timed against the peer measured in the same
 run: ``census count`` of a tar of the newest commit (``git archive HEAD``), in a new process, as a
 user runs it. Prints the commits, the blobs read, both times and the ratio (target: at most 20x).
@@ -16,8 +16,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from pipeline import history
-from pipeline import terms as term_sets
+from pipeline.manifest import terms as term_sets
+from pipeline.scan import history
 
 TARGET = 20.0
 

@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/hostile_archives.py [--gib 8] [--bomb-gib 100]
 
 Builds, in a temporary folder and in a few seconds (runs of zeros are one deflate block
-repeated, see ``tests/test_reliability_hostile.py``):
+repeated, see ``tests/hostile.py``):
 
 - a tar.gz with one member of ``--gib`` GiB of zeros between two small files that name hints;
 - a gzip bomb: a small valid tar followed by ``--bomb-gib`` GiB of zeros in the same stream;
@@ -37,7 +37,7 @@ import duckdb
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from github_server import GitHubServer  # the test suite's loopback server
-from test_reliability_hostile import MEASURED_CENSUS, Content, GiB, member, sparse_bomb, write_tar_gz
+from hostile import MEASURED_CENSUS, Content, GiB, member, sparse_bomb, write_tar_gz
 
 MiB = 1 << 20
 AFTER = b"readOnlyHint annotations\n"

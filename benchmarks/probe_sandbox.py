@@ -22,11 +22,11 @@ from pathlib import Path
 import duckdb
 from uv import find_uv_bin
 
-from pipeline import interpreters, probe
-from pipeline.package_index import Hosts
-from pipeline.packages import Package
-from pipeline.probe_registry import Options, probe_packages
-from pipeline.sandbox import Sandbox
+from pipeline.run.probe_registry import Options, probe_packages
+from pipeline.runtime import interpreters, probe
+from pipeline.runtime.package_index import Hosts
+from pipeline.runtime.packages import Package
+from pipeline.runtime.sandbox import Sandbox
 
 
 def _package(spec: str) -> Package:

@@ -26,7 +26,7 @@ For each input, the median wall time of ``--runs`` alternating runs (after one w
 - the decompression floor: isal's ``igzip`` streaming the whole archive in 1 MiB reads, in
   this process (the issue's floor) and as a command in a new Python process (the floor any
   Python tool starts from: interpreter start-up included, shown on its own line too);
-- the scan ``census count`` runs, called in this process (``pipeline.inputs.count_paths``,
+- the scan ``census count`` runs, called in this process (``pipeline.run.inputs.count_paths``,
   the library's code path with no start-up): what compares with the floor in this process.
 
 It checks that census's totals equal rg's per-term sums (rg ``-i`` folds Unicode case,
@@ -63,8 +63,8 @@ from typing import Any, BinaryIO
 
 from isal import igzip
 
-from pipeline.inputs import count_paths
-from pipeline.terms import TERM_SETS
+from pipeline.manifest.terms import TERM_SETS
+from pipeline.run.inputs import count_paths
 
 TERMS = TERM_SETS["published"]
 MB = 1_000_000

@@ -32,7 +32,9 @@
 import polars as pl
 from IPython.display import Image, display
 
-from pipeline import plots, population_plots, report, runtime_population, stats
+from pipeline.analysis import runtime_population, stats
+from pipeline.report import census as report
+from pipeline.report import plots, population_plots
 
 # frames shown as tables: up to 100 rows (the frame itself holds them all), every column, whole strings and lists
 pl.Config(tbl_rows=100, tbl_cols=-1, fmt_str_lengths=10_000, fmt_table_cell_list_len=-1)

@@ -2,7 +2,7 @@
 
 Every error the library raises on purpose derives from :class:`CensusError`, and every
 message names its unit: the manifest file and entry number, or the repository and commit.
-The CLI turns these into exit codes in one place (``pipeline.cli``)::
+The CLI turns these into exit codes in one place (``pipeline.cli.main``)::
 
     CensusError
     ├── ManifestError          bad manifest: file, entry number, what is wrong   (exit 2)

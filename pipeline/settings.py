@@ -109,7 +109,7 @@ class Settings:
     """see :attr:`Limits.max_members` (``CENSUS_MAX_MEMBERS``)."""
     mirrors_dir: Path | None = None
     """a folder of local git mirrors, ``DIR/OWNER/NAME.git`` or ``DIR/OWNER/NAME``, read before
-    GitHub (``--mirrors``, ``CENSUS_MIRRORS``; see ``pipeline.mirrors``)."""
+    GitHub (``--mirrors``, ``CENSUS_MIRRORS``; see ``pipeline.fetch.mirrors``)."""
     offline: bool = False
     """send no request at all: what no mirror or local source holds is skipped with the reason
     (``--offline``, ``CENSUS_OFFLINE=1``)."""

@@ -9,7 +9,7 @@ import pytest
 from github_server import GitHubServer  # for the loopback GitHub server block below
 from report_world import ReportWorld, build
 
-from pipeline import stats
+from pipeline.analysis import stats
 
 # --- loopback GitHub server (tests/github_server.py) -------------------------------------
 

@@ -5,7 +5,7 @@ Three threaded HTTP servers listen on 127.0.0.1, each on its own port (so their 
 - the *API* answers ``GET /repos/{owner}/{name}/commits/{ref}`` (``Accept:
   application/vnd.github.sha``: the 40-hex SHA as text; ``HEAD`` is the default branch),
   ``GET /repos/{owner}/{name}/tarball/{commit}`` (a 302 to the codeload server) and
-  ``POST /graphql`` (the aliased ``repository(owner:, name:)`` blocks of ``pipeline.graphql``:
+  ``POST /graphql`` (the aliased ``repository(owner:, name:)`` blocks of ``pipeline.fetch.graphql``:
   ``defaultBranchRef { target { oid } }`` or ``object(expression:)``, with ``NOT_FOUND`` errors;
   401 without a token);
 - the *web* server answers the public archive URL ``GET /{owner}/{name}/archive/{commit}.tar.gz``

@@ -40,12 +40,12 @@ from typing import Any
 from github_server import GitHubServer
 from synth import FASTMCP_SERVER, GO_SERVER, SILENT_SERVER, Tree, fake_sha, git, git_repo, tarball
 
-from pipeline import manifest as manifests
-from pipeline.census import Census
-from pipeline.runtime import SKIPPED, Capture, ingest_tools_list
-from pipeline.runtime_store import record_capture, set_server_repo
+from pipeline.manifest import manifests
+from pipeline.run.census import Census
+from pipeline.runtime.ingest import SKIPPED, Capture, ingest_tools_list
 from pipeline.settings import Settings
-from pipeline.store import Store
+from pipeline.store.database import Store
+from pipeline.store.runtime import record_capture, set_server_repo
 
 #: mcp-go's NewTool with no annotation option: the SDK sends the four spec defaults
 MCP_GO_SERVER = b'''package main

@@ -8,10 +8,10 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from pipeline import cli
-from pipeline.manifest import load
+from pipeline.cli import main as cli
+from pipeline.manifest.manifests import load
 from pipeline.settings import ENV
-from pipeline.store import Store
+from pipeline.store.database import Store
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -84,7 +84,8 @@ def test_schema_table_lists_the_real_columns(tmp_path: Path) -> None:
 
 
 def test_every_probe_setting_is_documented() -> None:
-    from pipeline import cli_probe_registry, interpreters, package_index, sandbox
+    from pipeline.cli import probe_registry as cli_probe_registry
+    from pipeline.runtime import interpreters, package_index, sandbox
 
     variables = [*sandbox.ENV.values(), *package_index.ENV.values(), interpreters.VARIABLE,
                  cli_probe_registry.WORK_VARIABLE, "CENSUS_MANIFEST"]

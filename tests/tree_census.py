@@ -8,10 +8,10 @@ from pathlib import Path
 
 from synth import Tree, tarball
 
-from pipeline.census import Census
-from pipeline.manifest import load
+from pipeline.manifest.manifests import load
+from pipeline.run.census import Census
 from pipeline.settings import Settings
-from pipeline.store import Store
+from pipeline.store.database import Store
 
 
 def tree_census(root: Path, name: str, trees: Mapping[str, Tree], *, extra: str = "") -> tuple[Path, list[str]]:

@@ -21,7 +21,7 @@ import re
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from pipeline.entries import Raw
+    from pipeline.archive.entries import Raw
 
 #: file name -> note kind
 GIT_FILES = {".gitattributes": "gitattributes", ".gitmodules": "gitmodules"}

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from pipeline.entries import FILE_TYPES, KINDS, Entry, Member, Run, path_of
+from pipeline.archive.entries import FILE_TYPES, KINDS, Entry, Member, Run, path_of
 from pipeline.scan import notes
 from pipeline.scan.count import TermCounter
 from pipeline.scan.roles import RoleRules
@@ -56,7 +56,7 @@ def scan_tree(
     The detector is handed the bytes the counter reads (``wants`` / ``add``), then asked
     for its findings (``finish``): one read of each member serves both. Its prefilter words
     are looked for in the same native scan as the terms, so a file that names none of them
-    costs it nothing more. The files of a ``Run`` (``archive.stream``) that neither the
+    costs it nothing more. The files of a ``Run`` (``pipeline.archive.tarball.stream``) that neither the
     detector nor the notes want are counted together, with one native call.
     """
     scan = _Pass(terms, detector, roles if roles is not None else RoleRules())

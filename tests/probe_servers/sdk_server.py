@@ -1,7 +1,7 @@
 """An MCP server written with the official ``mcp`` SDK (``MCPServer``), with known tools.
 
 Run as a stdio server: ``python sdk_server.py``. ``http_server.py`` serves the same tools
-over Streamable HTTP. The expected wire values are in ``tests/test_probe.py``.
+over Streamable HTTP. The expected wire values are in ``tests/runtime/test_probe.py``.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@
 - ``no-source``: the tree holds no source file of a language the detectors parse: docs, images
   and configuration only.
 
-Reports read them to say why a tree shows no tool (``pipeline.coverage``); they change no count.
+Reports read them to say why a tree shows no tool (``pipeline.analysis.coverage``); they change no count.
 """
 
 from __future__ import annotations

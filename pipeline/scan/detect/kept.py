@@ -10,7 +10,6 @@ from dataclasses import replace
 from pipeline.scan.detect import deps, markers, paths
 from pipeline.scan.detect.model import Tool
 from pipeline.scan.detect.source import SourceFile, extension, language_of, literal_language
-from pipeline.scan.detect.typescript_imports import reexports_mcp_server
 from pipeline.scan.roles import RoleRules, rust_test_lines
 
 #: files larger than this are not parsed (generated code, bundles); recorded if relevant
@@ -35,7 +34,7 @@ DETECTOR_WORD_SET = frozenset(DETECTOR_WORDS)
 
 #: per language, what makes a vendored file a shim its phase 1 reads: it re-exports an MCP SDK
 #: (chrome-devtools-mcp imports ``McpServer`` from its own ``third_party/index.ts``)
-SHIMS: dict[str, Callable[[bytes], bool]] = {"typescript": reexports_mcp_server}
+SHIMS: dict[str, Callable[[bytes], bool]] = {"typescript": markers.reexports_mcp_server}
 
 
 def placed(tool: Tool, file: SourceFile, roles: RoleRules) -> Tool:

@@ -2,17 +2,21 @@
 
 They live apart from the detectors so that the scan can ask for all of them (its prefilter,
 ``Detector.prefilter_words``) without importing a single detector or grammar: a tree with
-no Go file never imports the Go detector.
+no Go file never imports the Go detector. The shims a tree keeps (a file re-exporting the server
+SDK, ``reexports_mcp_server``) are recognised here for the same reason.
 """
 
 from __future__ import annotations
+
+import re
 
 # --- Python
 PYTHON_HINTS = (b"readonlyhint", b"read_only_hint", b"destructivehint", b"destructive_hint", b"idempotenthint",
                 b"idempotent_hint", b"openworldhint", b"open_world_hint")
 #: (with a hint spelling) a file is indexed only if it holds one of these lower-cased bytes
 PYTHON_INDEX = (b".tool(", b"add_tool(", b"toolannotations", b"list_tools", b"fastmcp(", b"mcpserver(", b"pydantic_ai")
-#: the words of a registration's shape (the rest are expressions: ``python_prefilter.has_call_shape``)
+#: the words of a registration's shape (the rest are expressions:
+#: ``pipeline.scan.detect.python.prefilter.has_call_shape``)
 PYTHON_SHAPE = (b"list_tools", b"from_function", b"function_tool", b"toolannotations", b"class fastmcp",
                 b"class mcpserver", b"mcp_tool_trigger", b"mcptooltrigger", b"add_tool(")
 #: one of these must be in the file before its imports are read (a plain search is faster)
@@ -48,3 +52,29 @@ PREFILTER: dict[str, tuple[str, ...]] = {
                "class toolannotations"),
     "typescript": (*words((*TS_INDEX, b"execute", b"createtool")), *words(TS_DETECT), *words(TS_CALLS)),
 }
+
+# --- shims: a file that re-exports an SDK's server stands for it (``kept.SHIMS``)
+#: how far before the specifier an ``export { ... } from`` of it may start
+_MAX_EXPORT = 4000
+#: ``export { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"``: a local shim of the server SDK
+_MCP_REEXPORT = re.compile(
+    rb"""\bexport\s*(?:type\s*)?(?:\*|\{[^}]*\})\s*from\s*["']@modelcontextprotocol/(?:sdk/server|server)[^"']*["']"""
+)
+
+
+def reexports_mcp_server(data: bytes) -> bool:
+    """Whether a file re-exports the MCP server SDK (``chrome-devtools-mcp``'s ``third_party/index.ts``)."""
+    if b"@modelcontextprotocol/" not in data or b"export" not in data:
+        return False
+    return any(_MCP_REEXPORT.search(data, max(0, found - _MAX_EXPORT), found + 100) is not None
+               for found in _server_imports(data))
+
+
+def _server_imports(data: bytes) -> list[int]:
+    """Where the server SDK's module specifiers start (the only places a re-export of it can end)."""
+    found, start = [], 0
+    while (at := data.find(b"@modelcontextprotocol/", start)) != -1:
+        if data.startswith((b"sdk/server", b"server"), at + len(b"@modelcontextprotocol/")):
+            found.append(at)
+        start = at + 1
+    return found

@@ -143,3 +143,21 @@ class Exclusion:
     """``vendored``, ``docs``, ``type-definition``, ``client-code``, ``sdk-source``, ``too-large`` ..."""
     detail: str = ""
     """what matched, e.g. the vendored directory."""
+
+
+def substitute(template: Annotations, arguments: list[str]) -> Annotations:
+    """A wrapper's annotations with ``param:<i>`` hints replaced by the call's i-th argument
+    (``true``, ``false``, ``None``, ``Some(...)``: the Rust and Swift wrappers' calls)."""
+    result = template
+    for hint in HINT_FIELDS:
+        value = getattr(template, hint)
+        if value.startswith("param:"):
+            index = int(value.split(":", 1)[1])
+            written = arguments[index] if index < len(arguments) else None
+            result = result.with_hint(hint, UNSET if written is None else _literal_bool(written))
+    return result
+
+
+def _literal_bool(text: str) -> str:
+    value = text.strip().removeprefix("Some(").removesuffix(")")
+    return {"true": TRUE, "false": FALSE, "None": UNSET}.get(value, DYNAMIC)

@@ -1,0 +1,127 @@
+"""``census probe-registry``: every npm and PyPI server of a registry, installed, started in the
+sandbox and asked for its tools (``pipeline.run.probe_registry``); each capture stored as it lands.
+
+Prints one line per server as it finishes (through the console observer) and a summary: how
+many installed, started and answered, and the tools received. Exit 0 when the run finished,
+whatever each server did (a server that fails is a skipped capture with its reason); 2 for a
+bad registry file or a missing sandbox.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections import Counter
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pipeline.cli.args import env_option, existing_file, positive_float
+from pipeline.cli.commands import EXIT_FAILED, EXIT_USAGE, LOCKED_TIP, UsageError, env_values, fail
+from pipeline.errors import CensusError, RegistryDumpError, SettingsError, StoreLockedError
+from pipeline.settings import DEFAULT_DB, ENV, Settings
+
+if TYPE_CHECKING:  # imported when the command runs: every other `census` call starts without them
+    from pipeline.run.probe_registry import Outcome
+
+#: where installs and caches go (``--work-dir``)
+WORK_VARIABLE, DEFAULT_WORK_DIR = "CENSUS_PROBE_DIR", Path("data/probe")
+
+
+def arguments(parser: argparse.ArgumentParser) -> None:
+    """``probe-registry``: the registry, what to install, how long to wait, where to keep things."""
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--registry-file", type=existing_file, metavar="FILE",
+                        help="a registry dump: the seed's list of servers, or saved /v0/servers pages")
+    source.add_argument("--registry", metavar="URL", help="a live registry's root, e.g. https://registry.modelcontextprotocol.io")
+    parser.add_argument("--server", dest="servers", action="append", default=[], metavar="NAME",
+                        help="only this registry server (repeatable)")
+    parser.add_argument("--latest", action="store_true", help="install each package's newest version, not the one "
+                                                              "the registry entry names")
+    parser.add_argument("--dependencies-now", action="store_true",
+                        help="take each dependency's newest version (default: as it was a day after the release)")
+    parser.add_argument("--install-scripts", action="store_true",
+                        help="run npm install scripts (default: not; they would run with the network)")
+    parser.add_argument("--env", dest="env_names", action="append", default=[], metavar="NAME",
+                        help="give this variable of yours to every server that declares it (never stored); repeatable")
+    parser.add_argument("--jobs", type=int, default=2, metavar="N", help="packages at once (default: %(default)s)")
+    parser.add_argument("--timeout", dest="seconds", type=positive_float, default=60.0, metavar="SECONDS",
+                        help="for a started server to answer initialize (default: %(default)s)")
+    parser.add_argument("--install-timeout", dest="install_seconds", type=positive_float, default=600.0,
+                        metavar="SECONDS", help="for each install step (default: %(default)s)")
+    parser.add_argument("--retry-skipped", action="store_true",
+                        help="try again a package version whose stored capture is skipped (default: resumed past)")
+    parser.add_argument("--keep-installs", action="store_true", help="keep each install folder after its capture")
+    env_option(parser, "--work-dir", WORK_VARIABLE, default=DEFAULT_WORK_DIR, type=Path, metavar="DIR",
+               help="install folders and the npm and uv caches")
+    env_option(parser, "--db", ENV["db_path"], default=DEFAULT_DB, type=Path, dest="db_path", metavar="PATH",
+               help="DuckDB database file")
+
+
+def run(args: argparse.Namespace) -> None:
+    """Read the registry, check the sandbox, probe every package, print the summary."""
+    from pipeline.cli.console import ConsoleObserver
+    from pipeline.manifest import discover, registry_dump
+    from pipeline.run.probe_registry import Options, probe_packages
+    from pipeline.runtime import interpreters
+    from pipeline.runtime.package_index import Hosts
+    from pipeline.runtime.packages import packages
+    from pipeline.runtime.sandbox import Sandbox
+    from pipeline.store.database import Store
+
+    settings = Settings.from_env(db_path=args.db_path)
+    if args.jobs < 1:
+        raise UsageError("expected a whole number of 1 or more", "--jobs")
+    given = env_values(args.env_names)
+    try:
+        sandbox = Sandbox.from_env()
+        sandbox.check()
+        if args.registry_file is not None:
+            items = [item for _, item in registry_dump.items(args.registry_file, with_packages=True)]
+        else:
+            items = [item for page in discover.registry_pages(args.registry, settings) for item in page]
+        wanted = [p for p in packages(items) if not args.servers or p.server in args.servers]
+    except (RegistryDumpError, SettingsError) as exc:
+        fail(settings, str(exc), EXIT_USAGE)
+    except CensusError as exc:
+        fail(settings, str(exc), EXIT_FAILED)
+    unknown = sorted(set(args.servers) - {p.server for p in wanted})
+    if unknown:
+        raise UsageError(f"no npm or PyPI package in the registry for: {', '.join(unknown)}", "--server")
+    options = Options(work_dir=args.work_dir, latest=args.latest, jobs=args.jobs, seconds=args.seconds,
+                      install_seconds=args.install_seconds, retry_skipped=args.retry_skipped,
+                      keep_installs=args.keep_installs, dependencies_now=args.dependencies_now,
+                      install_scripts=args.install_scripts, env=given,
+                      interpreters=tuple(interpreters.pythons()))
+    observer = ConsoleObserver(settings)
+    try:
+        with Store(settings.db_path) as store:
+            outcomes = probe_packages(store.connection, wanted, options, sandbox=sandbox, hosts=Hosts.from_env(),
+                                      observer=observer)
+    except StoreLockedError as exc:
+        fail(settings, f"{exc}\n{LOCKED_TIP}", EXIT_FAILED)
+    except CensusError as exc:
+        fail(settings, str(exc), EXIT_FAILED)
+    finally:
+        observer.close()
+    print(settings.redact(summary(outcomes)), flush=True)
+
+
+def summary(outcomes: list[Outcome]) -> str:
+    """Packages by what became of them (answered, then the step each stopped at), and the tools received."""
+    steps: Counter[str] = Counter()
+    tools = 0
+    for outcome in outcomes:
+        capture = outcome.capture
+        if capture is None:
+            steps["already captured"] += 1
+        elif capture.status == "ok":
+            steps["answered"] += 1
+            tools += len(capture.tools)
+        else:
+            reason = capture.reason or "skipped"
+            steps["tools/list" if reason.startswith("tools/list") else reason.split(":", 1)[0]] += 1
+    from pipeline.analysis.runtime_population import STEPS
+
+    order = ["answered", *STEPS, "already captured"]
+    ranked = sorted(steps.items(), key=lambda item: (order.index(item[0]) if item[0] in order else len(order), item[0]))
+    parts = ", ".join(f"{n} {step}" for step, n in ranked)
+    return f"{len(outcomes)} packages: {parts}; {tools} tools received"

@@ -1,0 +1,62 @@
+"""The frames a population report shows (``PopulationData``): the one type ``population``
+builds and ``population_markdown`` / ``population_runtime`` read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+
+import polars as pl
+
+
+@dataclass(frozen=True)
+class PopulationData:
+    """Everything a population report shows, as frames."""
+
+    manifest: str
+    coverage: pl.DataFrame
+    """``stats.coverage``: every repository's reason (local paths in the evidence replaced by ``DIR``)."""
+    coverage_summary: pl.DataFrame
+    """``stats.coverage_summary``."""
+    seed_000: pl.DataFrame
+    """``population.seed_000_comparison``."""
+    annotation_classes: pl.DataFrame
+    """``population.annotation_classes``."""
+    servers: pl.DataFrame
+    """``population.servers_by_annotation``."""
+    by_sdk: pl.DataFrame
+    """``population.population_by_sdk``."""
+    hint_coverage: pl.DataFrame
+    """``stats.hint_coverage`` over server tools."""
+    effective_summary: pl.DataFrame
+    """``stats.effective_summary`` over server tools."""
+    commit_years: pl.DataFrame
+    """``population.commit_years``."""
+    caveats_by_kind: pl.DataFrame
+    """``population.caveats_by_kind``."""
+    caveats: pl.DataFrame
+    """``stats.caveats`` found, every repository's (local paths replaced by ``DIR``)."""
+    audit: pl.DataFrame
+    """the hand audit's totals (``audit.totals``) as (measure, value); empty without an audit."""
+    runtime_packages: pl.DataFrame = field(default_factory=pl.DataFrame)
+    """``runtime_population.package_captures`` (local paths in reasons replaced by ``DIR``); the
+    runtime frames below are empty where no package was probed."""
+    runtime_funnel: pl.DataFrame = field(default_factory=pl.DataFrame)
+    """``runtime_population.probe_funnel``."""
+    runtime_seed_000: pl.DataFrame = field(default_factory=pl.DataFrame)
+    """``runtime_population.runtime_seed_000``."""
+    runtime_detector: pl.DataFrame = field(default_factory=pl.DataFrame)
+    """``runtime_population.detector_vs_runtime``."""
+    runtime_accuracy: pl.DataFrame = field(default_factory=pl.DataFrame)
+    """``runtime_population.detector_accuracy`` over every server."""
+    runtime_accuracy_sdk: pl.DataFrame = field(default_factory=pl.DataFrame)
+    """the same by SDK."""
+    runtime_accuracy_language: pl.DataFrame = field(default_factory=pl.DataFrame)
+    """the same by language."""
+    runtime_disagreements: pl.DataFrame = field(default_factory=pl.DataFrame)
+    """``runtime_population.runtime_disagreements``."""
+
+
+TABLES = tuple(f.name for f in fields(PopulationData) if f.name != "manifest")
+#: the frames only a population with package captures has (``census probe-registry``)
+RUNTIME_TABLES = tuple(name for name in TABLES if name.startswith("runtime_"))

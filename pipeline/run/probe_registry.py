@@ -1,0 +1,196 @@
+"""``census probe-registry``: install every npm and PyPI server of a registry and capture its tools/list.
+
+For each :class:`~pipeline.runtime.packages.Package` (one job of ``jobs`` at a time):
+
+1. resolve the version (``package_index.resolve``: the registry entry's, or the newest);
+2. skip it when the database already holds a capture of that package version (``ok``, or
+   ``skipped`` unless ``retry_skipped``): a long run is resumed by running it again;
+3. install it into a private folder (``installer.install``, in the sandbox, with the network);
+4. start it in the sandbox without the network, a fresh HOME and /tmp, and capture tools/list
+   with ``pipeline.runtime.probe`` (its per-step deadlines; the sandbox's limits; the process tree
+   ends with the sandbox);
+5. record the capture with the package's name, version, release date and install log, and the
+   server's repository and subfolder (``runtime_servers``).
+
+Every failure is a skipped capture whose reason names the step: ``resolve``, ``install``,
+``variables`` (a variable the registry marks required was not given), ``transport`` (not
+stdio), then the probe's own (``start``, ``initialize``, ``tools/list page N``); a server that
+fails having been started without some declared variables or placeholder arguments says so.
+Values of variables given to servers (``env``) are never stored: they are masked in reasons.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Callable, Iterable, Mapping
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import duckdb
+
+from pipeline.progress import Observer, SilentObserver
+from pipeline.runtime import probe as probes
+from pipeline.runtime.ingest import SKIPPED, STDIO, Capture
+from pipeline.runtime.installer import Installed, InstallError, Plan, install
+from pipeline.runtime.package_index import Hosts, PackageError, Release, resolve
+from pipeline.runtime.packages import Package
+from pipeline.runtime.sandbox import Sandbox, environment
+from pipeline.runtime.wire import mask
+from pipeline.store.runtime import PackageRun, record_capture, set_server_repo, stored_packages
+
+#: ``probe_packages`` outcomes besides a capture's status
+RESUMED = "already captured"
+#: dependencies are taken as they were this long after the package's release
+AS_RELEASED_MARGIN = timedelta(days=1)
+
+
+@dataclass(frozen=True)
+class Options:
+    """How ``census probe-registry`` runs."""
+
+    work_dir: Path
+    """install folders and the npm / uv caches (``--work-dir``, ``CENSUS_PROBE_DIR``)."""
+    latest: bool = False
+    """install the newest version, not the one the registry entry names."""
+    jobs: int = 2
+    seconds: float = 60.0
+    """a started server's time to initialize (then each tools/list page has ``Timeouts.page_seconds``)."""
+    install_seconds: float = 600.0
+    retry_skipped: bool = False
+    keep_installs: bool = False
+    dependencies_now: bool = False
+    """take each dependency's newest version, not the one there was when the package was released."""
+    install_scripts: bool = False
+    """run npm install scripts (they would have the network)."""
+    env: Mapping[str, str] = field(default_factory=dict)
+    """variables given to every server that declares them (values never stored)."""
+    interpreters: tuple[Path, ...] = ()
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One package's result: its capture (None when resumed) and what was installed."""
+
+    package: Package
+    capture: Capture | None
+    run: PackageRun | None
+
+
+def probe_packages(con: duckdb.DuckDBPyConnection, packages: Iterable[Package], options: Options, *,
+                   sandbox: Sandbox, hosts: Hosts, observer: Observer | None = None) -> list[Outcome]:
+    """Install, start and capture every package (see the module doc); each capture stored as it lands."""
+    observer = observer or SilentObserver()
+    sandbox.check()
+    wanted = list(packages)
+    done = stored_packages(con)
+    observer.stage("probe", len(wanted))
+    outcomes: list[Outcome] = []
+    with ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool:
+        futures = [pool.submit(_one, package, done.get(package.server), options, sandbox, hosts) for package in wanted]
+        for future in as_completed(futures):
+            outcome = future.result()
+            outcomes.append(outcome)
+            if outcome.capture is None:
+                observer.advance(outcome.package.server, RESUMED)
+                continue
+            record_capture(con, outcome.capture, outcome.run)
+            if outcome.package.repo:
+                set_server_repo(con, outcome.package.server, outcome.package.repo, outcome.package.subfolder)
+            tools = len(outcome.capture.tools)
+            observer.advance(outcome.package.server, outcome.capture.status,
+                             f"{tools} tools" if outcome.capture.status == "ok" else outcome.capture.reason or "")
+    return outcomes
+
+
+def _one(package: Package, stored: tuple[str | None, str | None, str] | None, options: Options, sandbox: Sandbox,
+         hosts: Hosts) -> Outcome:
+    """One package, never raising; the work folder's path written ``$CENSUS_PROBE_DIR`` in what is kept
+    (a server's error names its install folder: this machine's paths stay out of the database)."""
+    outcome = _attempt(package, stored, options, sandbox, hosts)
+    roots = sorted({str(options.work_dir.resolve()), str(options.work_dir)}, key=len, reverse=True)
+
+    def local(text: str | None) -> str | None:
+        for root in roots:
+            text = text.replace(root, "$CENSUS_PROBE_DIR") if text else text
+        return text
+
+    capture = None if outcome.capture is None else replace(outcome.capture, reason=local(outcome.capture.reason))
+    run = None if outcome.run is None else replace(outcome.run, install_log=local(outcome.run.install_log) or "")
+    return Outcome(package, capture, run)
+
+
+def _attempt(package: Package, stored: tuple[str | None, str | None, str] | None, options: Options,
+             sandbox: Sandbox, hosts: Hosts) -> Outcome:
+    """Resolve, resume check, install, probe."""
+    skip = _skipper(package, options)
+    if package.transport != STDIO:
+        return skip(f"transport: {package.transport}; only stdio packages are started", None)
+    required = [v.name for v in package.variables if v.required and v.name not in options.env]
+    if required:
+        return skip(f"variables: needs {', '.join(required)} (required by the registry entry), not given", None)
+    try:
+        release = resolve(package, hosts, latest=options.latest)
+    except PackageError as exc:
+        return skip(f"resolve: {exc}", None)
+    run = PackageRun(package.registry, package.name, package.version, release.version, release.released_at_utc, "")
+    if stored is not None and stored[:2] == (package.name, release.version) and (
+            stored[2] == "ok" or not options.retry_skipped):
+        return Outcome(package, None, run)
+    folder = options.work_dir / "installs" / package.registry / f"{package.name.replace('/', '+')}@{release.version}"
+    try:
+        installed = install(package, release.version, folder, _plan(release, options, sandbox, hosts))
+        return Outcome(package, _probe(package, installed, options, sandbox),
+                       replace(run, install_log=installed.log, repository=installed.repository))
+    except InstallError as exc:
+        reason = str(exc) if str(exc).startswith("install:") else f"install: {exc}"
+        return skip(reason, replace(run, install_log=exc.log))
+    finally:
+        if not options.keep_installs:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def _plan(release: Release, options: Options, sandbox: Sandbox, hosts: Hosts) -> Plan:
+    """The install's plan: dependencies as of a day after the release (the day's other uploads)."""
+    before = None if options.dependencies_now or release.released_at_utc is None else \
+        release.released_at_utc + AS_RELEASED_MARGIN
+    return Plan(cache=options.work_dir / "cache", sandbox=sandbox, hosts=hosts, interpreters=options.interpreters,
+                seconds=options.install_seconds, before=before, scripts=options.install_scripts,
+                released=release.released_at_utc)
+
+
+def _probe(package: Package, installed: Installed, options: Options, sandbox: Sandbox) -> Capture:
+    given = {v.name: options.env[v.name] for v in package.variables if v.name in options.env}
+    with tempfile.TemporaryDirectory(prefix="census-probe-home-") as home:
+        # its own install folder stays writable: some servers write beside their code, and it is removed after
+        command = sandbox.command(installed.command, home=Path(home), readable=installed.readable[1:],
+                                  writable=installed.readable[:1])
+        timeouts = probes.Timeouts(initialize_seconds=options.seconds)
+        capture = probes.probe(package.server, command, env=environment(installed.path, given), timeouts=timeouts,
+                               hidden=given.values())
+    shown = " ".join([package.label, Path(installed.command[0]).name, *installed.command[1:]])
+    reason = capture.reason
+    if capture.status == SKIPPED:
+        reason = (reason or "") + _without(package, installed.left_out, given)
+    return replace(capture, command_or_url=mask(shown, list(given.values())) or shown,
+                   reason=mask(reason, list(given.values())))
+
+
+def _without(package: Package, left_out: Iterable[str], given: Mapping[str, str]) -> str:
+    """What a server that failed was started without: declared variables not given, arguments left out."""
+    missing = [v.name for v in package.variables if v.name not in given]
+    parts = ([f"variables {', '.join(missing)}"] if missing else []) + \
+        ([f"arguments {'; '.join(left_out)}"] if left_out else [])
+    return f"; started without {' and '.join(parts)} (declared by the registry entry)" if parts else ""
+
+
+def _skipper(package: Package, options: Options) -> Callable[[str, PackageRun | None], Outcome]:
+    def skip(reason: str, run: PackageRun | None) -> Outcome:
+        requested = PackageRun(package.registry, package.name, package.version, package.version, None, "")
+        capture = Capture(server=package.server, captured_at_utc=datetime.now(UTC), status=SKIPPED,
+                          reason=mask(reason, list(options.env.values())), transport=STDIO,
+                          command_or_url=package.label)
+        return Outcome(package, capture, run or requested)
+    return skip

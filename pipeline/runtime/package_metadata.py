@@ -1,0 +1,113 @@
+"""What an installed package says of itself: the executables it provides and the repository it
+was built from.
+
+- npm: ``node_modules/NAME/package.json``: ``bin`` (a path, named for the package, or a map
+  of names) and ``repository`` (a URL, ``{"url": ...}``, or the ``github:owner/name`` /
+  ``owner/name`` shorthands), else ``homepage``;
+- PyPI: the distribution's ``*.dist-info``: ``entry_points.txt``'s console scripts, and in
+  ``METADATA`` the ``Project-URL`` entries (``Source``, ``Repository``, ``Code``,
+  ``Homepage``, ...) and ``Home-page``.
+
+The repository is read as ``owner/name`` when it is on GitHub (``pipeline.manifest.discover.GITHUB_URL``),
+so it can be held against the registry's: a package of the same name built from another
+repository (a name taken by another project) is not the server the registry lists.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from configparser import ConfigParser
+from dataclasses import dataclass
+from email.parser import HeaderParser
+from pathlib import Path
+from typing import Any
+
+from packaging.utils import canonicalize_name
+
+from pipeline.manifest.discover import GITHUB_URL
+
+#: npm's repository shorthands: ``github:owner/name`` and a bare ``owner/name``
+SHORTHAND = re.compile(r"^(?:github:)?(?P<owner>[A-Za-z0-9][A-Za-z0-9-]*)/(?P<name>[A-Za-z0-9._-]+)$")
+#: Project-URL labels that name the source, most telling first
+SOURCE_LABELS = ("source", "source code", "repository", "code", "github", "homepage", "home")
+
+
+@dataclass(frozen=True)
+class Metadata:
+    """An installed package's executables (name -> what it runs) and source repository."""
+
+    executables: dict[str, str]
+    repository: str | None
+    """``owner/name`` on GitHub; another host's URL as written; None when the package names none."""
+
+
+class MetadataError(ValueError):
+    """The installed package's own metadata cannot be read; the message says which file."""
+
+
+def npm_metadata(folder: Path, name: str) -> Metadata:
+    """The metadata of the npm package ``name`` installed under the prefix ``folder``."""
+    manifest = folder / "node_modules" / name / "package.json"
+    try:
+        document = json.loads(manifest.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise MetadataError(f"its package.json cannot be read: {exc}") from None
+    bins = document.get("bin") if isinstance(document, dict) else None
+    unscoped = name.rsplit("/", 1)[-1]
+    executables = {unscoped: bins} if isinstance(bins, str) else \
+        {str(k): str(v) for k, v in bins.items()} if isinstance(bins, dict) else {}
+    repository = document.get("repository") if isinstance(document, dict) else None
+    url = repository.get("url") if isinstance(repository, dict) else repository
+    homepage = document.get("homepage") if isinstance(document, dict) else None
+    return Metadata(executables, github_repo(url) or github_repo(homepage) or _text(url))
+
+
+def python_metadata(folder: Path, name: str) -> Metadata:
+    """The metadata of the distribution ``name`` installed in the virtual environment ``folder``."""
+    wanted = canonicalize_name(name)
+    for info in folder.glob("lib/python*/site-packages/*.dist-info"):
+        if canonicalize_name(info.name.removesuffix(".dist-info").rsplit("-", 1)[0]) == wanted:
+            return Metadata(_console_scripts(info), _python_repository(info))
+    return Metadata({}, None)
+
+
+def _console_scripts(info: Path) -> dict[str, str]:
+    points = info / "entry_points.txt"
+    if not points.exists():
+        return {}
+    parser = ConfigParser(interpolation=None, delimiters=("=",))
+    parser.optionxform = str  # type: ignore[assignment,method-assign]
+    parser.read(points, encoding="utf-8")
+    return dict(parser["console_scripts"]) if parser.has_section("console_scripts") else {}
+
+
+def _python_repository(info: Path) -> str | None:
+    try:
+        headers = HeaderParser().parsestr((info / "METADATA").read_text(encoding="utf-8", errors="replace"))
+    except OSError:
+        return None
+    labelled = [value.split(",", 1) for value in headers.get_all("Project-URL") or ()]
+    pairs = [(label.strip().lower(), url.strip()) for label, url in (p for p in labelled if len(p) == 2)]
+    urls = [url for wanted in SOURCE_LABELS for label, url in pairs if label == wanted] + [url for _, url in pairs]
+    urls += [headers.get("Home-page") or ""]
+    for url in urls:
+        if found := github_repo(url):
+            return found
+    return next((u for u in urls if u and u.upper() != "UNKNOWN"), None)
+
+
+def github_repo(url: Any) -> str | None:
+    """``owner/name`` of a GitHub URL or npm shorthand; None for anything else."""
+    if not isinstance(url, str) or not url.strip():
+        return None
+    text = url.strip()
+    matched = GITHUB_URL.match(text) or (SHORTHAND.match(text) if "://" not in text else None)
+    if matched is None:
+        tree = re.match(r"^(https?://(?:www\.)?github\.com/[^/]+/[^/#?]+)", text)  # .../tree/main/sub
+        matched = GITHUB_URL.match(tree.group(1)) if tree else None
+    return f"{matched['owner']}/{matched['name']}" if matched else None
+
+
+def _text(value: Any) -> str | None:
+    return value.strip() if isinstance(value, str) and value.strip() else None

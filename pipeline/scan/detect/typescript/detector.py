@@ -1,0 +1,276 @@
+"""TypeScript/JavaScript tool definitions: official SDK v1/v2 and its wrappers, fastmcp, Mastra.
+
+Forms (sdk-idioms.md 4.1-4.4, 13), each attributed by the file's imports, never a receiver name:
+
+- ``ts-mcp``: ``registerTool(name, config, cb)``, legacy ``tool(...)``, low-level
+  ``setRequestHandler(ListToolsRequestSchema | 'tools/list', ...)`` listing tool objects (often a
+  ``TOOLS`` constant of another file); also through ``mcp-handler``, ``@vercel/mcp-adapter`` and
+  ``agents/mcp`` (``this.server.tool``). Loops over a known tool list give one row per element.
+- ``ts-fastmcp``: ``addTool({...})``, ``addTools([...])`` with ``import { FastMCP } from "fastmcp"``.
+- ``ts-mcp-framework``: classes extending mcp-framework's ``MCPTool`` (``classes``).
+- Mastra ``createTool``: ``ts-mastra`` (named by its key in ``new MCPServer({ tools })``, as the
+  server lists it) when registered anywhere in the tree, else the look-alike ``mastra-agent``.
+- Look-alikes: OpenClaw ``api.registerTool({...})`` (``openclaw`` or a local re-export; or an
+  ``AgentTool``-shaped object where the package or an imported type says OpenClaw, see
+  ``openclaw``), Vercel AI ``tool({...})`` from ``ai``.
+- A project's wrappers, and wrappers of those (``wrappers``), give one row per
+  call, ``via="wrapper:<name>"``; a call in a loop over a known list, one row per element.
+- A registration in a loop over a list that cannot be followed gives one row per object literal
+  with the keys it reads from the loop variable (``shaped.shaped_objects``), with the
+  form suffixed ``-shaped`` (``typescript.ts-mcp.register-tool-shaped``): a guess, said so; a
+  ``tools/list`` handler listing a record it cannot follow (``Object.entries(tools).map(([name,
+  ...]) => ...)``), one row per record member shaped as a definition (``records``).
+
+A row's ``line``, and the files left out with a reason, are described in ``rows``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import replace
+from posixpath import dirname
+
+from pipeline.scan.detect import markers
+from pipeline.scan.detect.deps import Dependencies
+from pipeline.scan.detect.model import NO_ANNOTATIONS, Exclusion, Tool
+from pipeline.scan.detect.paths import in_tests
+from pipeline.scan.detect.sdks import SDKS
+from pipeline.scan.detect.source import SourceFile
+from pipeline.scan.detect.typescript import forms
+from pipeline.scan.detect.typescript.annotations import ToolInfo, tool_info
+from pipeline.scan.detect.typescript.classes import class_tools, framework_tools, listed_instances
+from pipeline.scan.detect.typescript.imports import MARKERS, Imports, imports_of
+from pipeline.scan.detect.typescript.index import ProjectIndex
+from pipeline.scan.detect.typescript.openclaw import agent_tool, imports_openclaw_type, manifest_openclaw
+from pipeline.scan.detect.typescript.resolver import Resolver
+from pipeline.scan.detect.typescript.rows import _declared_name, _exclusion, _line_node, _through, given, has_identifier
+from pipeline.scan.detect.typescript.values import Node, Ref, arguments, callee, unwrap
+from pipeline.scan.detect.typescript.wrappers import Wrapper, captures, element_keys
+
+_INDEX_MARKERS = (*MARKERS, b"execute", b"createtool")
+_DETECT_MARKERS = markers.TS_DETECT
+#: callee names of the forms this module reads (wrapper names are added per tree)
+_FORMS = ("registerTool", "tool", "addTool", "addTools", "setRequestHandler", "createTool", "mcpTool",
+          "registerAppTool")
+_CALL_MARKERS = markers.TS_CALLS
+_OBJECTISH = ("object", "identifier", "call_expression")
+
+
+_INDEX_MARKERS_WORDS = markers.words(_INDEX_MARKERS)
+_DETECT_MARKERS_WORDS = markers.words(_DETECT_MARKERS)
+_CALL_MARKERS_WORDS = markers.words(_CALL_MARKERS)
+
+
+class TypeScriptDetector:
+    """Finds tool definitions in .ts/.tsx/.js files of one tree (two phases)."""
+
+    def __init__(self, dependencies: Dependencies) -> None:
+        self.dependencies = dependencies
+        self._project = ProjectIndex()
+        self._seen: set[tuple[str, int, str]] = set()
+        self._mastra: tuple[dict[str, str], dict[tuple[str, int], str]] | None = None
+        self._versions: dict[tuple[str, str], str | None] = {}
+        self._shapes: dict[tuple[str, str, frozenset[str]], list[Ref]] = {}
+        self._records: list[tuple[Ref, str]] | None = None
+
+    def index(self, file: SourceFile) -> None:
+        """Phase 1: constants, helpers, wrappers, OpenClaw shims, Mastra servers."""
+        self._project.note_module(file)
+        if file.has_any(_INDEX_MARKERS_WORDS):
+            self._project.note(file)
+
+    def detect(self, file: SourceFile) -> Iterator[Tool | Exclusion]:
+        """Phase 2: the file's tool definitions, or why it is left out."""
+        self._project.deepen()
+        claw = file.has_any(("registertool",)) and self._openclaw_evidence(file)
+        if not (claw or self._wanted(file)):
+            return
+        imports = imports_of(file.path, file.data, self._project.openclaw_modules, self._project.mcp_modules)
+        if not imports.openclaw and self._openclaw_plugin(file):
+            imports = replace(imports, openclaw_local=True)
+        elif not imports.openclaw and claw:
+            imports = replace(imports, openclaw_shaped=True)
+        if not imports.tool_library and self.dependencies.governs(SDKS["ts-mcp"].packages, file.path):
+            imports = replace(imports, mcp_declared=True)
+        rows = list(self._rows(file, imports)) if self._calls_a_form(file) else []
+        if imports.mcp_framework and b"MCPTool" in file.data:
+            found = framework_tools(self._project.subclasses, self._project.resolver(), file)
+            rows += self._emit("ts-mcp-framework", "class", found)
+        yield from rows
+        if not rows and (excluded := _exclusion(file, imports)) is not None:
+            yield excluded
+
+    def _openclaw_plugin(self, file: SourceFile) -> bool:
+        """A plugin entry whose manifest declares ``openclaw`` (its ``./api.js`` shim may hold no ``tool``)."""
+        entry = b"definepluginentry" in file.lower or b"openclawpluginapi" in file.lower
+        return entry and self.dependencies.find(SDKS["openclaw"].packages, file.path) is not None
+
+    def _openclaw_evidence(self, file: SourceFile) -> bool:
+        """The package declares OpenClaw (no MCP SDK), or the file imports a type built on OpenClaw's."""
+        return manifest_openclaw(self.dependencies, file.path) or \
+            imports_openclaw_type(file.path, file.data, self._project.openclaw_types)
+
+    def _calls_a_form(self, file: SourceFile) -> bool:
+        """Whether ``file`` may hold a call ``_rows`` captures: the query compares callee names
+        exactly, so one of ``_FORMS`` or a wrapper's name must occur as a whole identifier
+        (``client.callTool(`` names no form), after a cheap look for the lower-cased markers."""
+        wrappers = self._project.wrappers
+        if not (file.has_any(_CALL_MARKERS_WORDS) or any(name.lower().encode() in file.lower for name in wrappers)):
+            return False
+        return any(has_identifier(file.data, name.encode()) for name in (*_FORMS, *wrappers))
+
+    def _wanted(self, file: SourceFile) -> bool:
+        if file.has_any(_DETECT_MARKERS_WORDS):
+            return True
+        if file.has_any(_CALL_MARKERS_WORDS) and self.dependencies.governs(SDKS["ts-mcp"].packages, file.path):
+            return True  # registrations on a server the file is given (``Imports.mcp_declared``)
+        if (self._project.openclaw_modules or self._project.mcp_modules) and file.has_any(("registertool",)):
+            return True  # a local shim may stand for the SDK's import
+        if self._project.mcp_modules and file.has_any(_CALL_MARKERS_WORDS):
+            return True
+        return any(name.lower().encode() in file.lower for name in self._project.wrappers)
+
+    def _rows(self, file: SourceFile, imports: Imports) -> Iterator[Tool]:
+        res = self._project.resolver()
+        names = {*_FORMS, *self._project.wrappers}
+        # the calls every file's index has captured, chosen by callee: a query naming the wrappers
+        # would be compiled anew for each project (10-20 ms in the TypeScript grammar)
+        for call in captures(file).get("call", []):
+            called = callee(call)
+            if called is None or called[0] not in names or (file.path, call.start_byte) in self._project.templates:
+                continue
+            yield from self._dispatch(res, Ref(file, call), called, imports)
+
+    def _dispatch(self, res: Resolver, call: Ref, called: tuple[str, Node], imports: Imports) -> Iterator[Tool]:
+        name, name_node = called
+        member = name_node.type == "property_identifier"
+        args = arguments(call.node)
+        first = unwrap(args[0]).type if args else ""
+        mcp = imports.mcp_server or (imports.mcp_declared and member and given(call))
+        if member and name == "registerTool" and mcp and len(args) >= 2 and first != "object":
+            yield from self._loop_or(res, call, "register-tool", forms.register_tool)
+        elif member and name == "registerTool" and first in _OBJECTISH and \
+                (imports.openclaw or (imports.openclaw_shaped and agent_tool(res, call))):
+            yield from self._emit("openclaw", "register-tool", forms.object_tools(res, call, False))
+        elif member and name == "tool" and mcp:
+            if not self._project.wrapping.given_tool(call):
+                yield from self._loop_or(res, call, "tool", forms.legacy_tool)
+        elif not member and name == "tool" and imports.vercel_ai and first == "object":
+            yield from self._emit("vercel-ai", "tool", self._ai_tool(res, call))
+        elif member and name in ("addTool", "addTools") and imports.fastmcp:
+            found = forms.object_tools(res, call, name == "addTools")
+            yield from self._emit("ts-fastmcp", "add-tools" if name == "addTools" else "add-tool", found)
+        elif member and name == "setRequestHandler" and mcp:
+            yield from self._listed(res, call)
+        elif not member and name == "createTool" and imports.mastra_core:
+            yield from self._create_tool(res, call)
+        elif not member and name == "registerAppTool" and imports.mcp_apps and len(args) >= 3:
+            yield from self._loop_or(res, call, "register-app-tool", forms.register_app_tool)
+        elif member and name == "mcpTool" and imports.azure_functions and len(args) >= 2:
+            options = res.resolve(call.at(args[1]))[0]
+            named = res.string(res.get(options, "toolName")) if options.node.type == "object" else None
+            yield from self._emit("ts-azure-functions", "trigger", [(call, ToolInfo(named, None, NO_ANNOTATIONS))])
+        elif (wrapper := self._project.visible(name, call.file, member)) is not None:
+            yield from self._wrapped(res, call, wrapper)
+
+    def _loop_or(self, res: Resolver, call: Ref, form: str, read: forms.Reader) -> Iterator[Tool]:
+        found, form = self._expanded(res, call, read, form)
+        if found and found[0][1].name is None and (made := class_tools(self._project.subclasses, res, call, read)):
+            base, found = made  # a base class's registration: one tool per concrete subclass
+            yield from self._emit("ts-mcp", f"{form}-class", found, via=f"wrapper:{base}")
+            return
+        yield from self._emit("ts-mcp", form, found)
+
+    def _expanded(self, res: Resolver, call: Ref, read: forms.Reader, form: str,
+                  keys: tuple[str, frozenset[str]] | None = None) -> tuple[forms.Found, str]:
+        """What ``read`` finds at ``call``; when it names no tool, one definition per element of the
+        list the call loops over, if any (the form suffixed ``-shaped`` when the elements are guessed)."""
+        from pipeline.scan.detect.typescript.loops import expand_loop  # the modules of rarer forms load on first use
+        found = read(res, call)
+        if not found or found[0][1].name is None:  # a loop variable names no tool, or stands for no object
+            expanded, guessed = expand_loop(res, call, read, self._shaped, keys)
+            if expanded:
+                return expanded, f"{form}-shaped" if guessed else form
+        return found, form
+
+    def _listed(self, res: Resolver, call: Ref) -> Iterator[Tool]:
+        """A ``tools/list`` handler's tool objects; when its list cannot be followed (a parameter, a
+        registry built at run time), the objects shaped as MCP tools (a ``name`` and an ``inputSchema``)."""
+        from pipeline.scan.detect.typescript.records import lists_record, record_definitions
+        found, form = forms.list_tools(res, call), "list-tools"
+        if forms.lists_tools(call):  # tools written as classes, listed as their instances
+            modules = self._project.wrapping.modules
+            found += [f for value in forms.tool_lists(res, call) for f in listed_instances(modules, res, value)]
+        if not found and forms.lists_tools(call) and lists_record(call):
+            if self._records is None:
+                self._records = record_definitions(self._project, res)
+            found, form = [(o, replace(tool_info(res, o), name=key)) for o, key in self._records], "list-tools-shaped"
+        elif not found and forms.lists_tools(call):
+            objects = self._shaped(call, "name", frozenset({"name", "inputSchema"}))
+            found, form = [(o, tool_info(res, o)) for o in objects], "list-tools-shaped"
+            if not found:  # a list made at run time (a remote API's answer): one row, unnamed, says so
+                made = [value for value in forms.tool_lists(res, call) if forms.built_at_run_time(res, value)]
+                unnamed = ToolInfo(None, None, NO_ANNOTATIONS)
+                found, form = [(value, unnamed) for value in made[:1]], "list-tools-dynamic"
+        yield from self._emit("ts-mcp", form, found)
+
+    def _shaped(self, call: Ref, name_key: str, keys: frozenset[str]) -> list[Ref]:
+        """The object literals a loop over a list it cannot follow registers: in the package that
+        declares the SDK, outside tests, with a string at ``name_key`` and another key the loop
+        reads (``{ name: "x", annotations: {...} }`` for ``server.tool(t.name, ..., t.annotations)``).
+        A loop in a test iterates the test's own data: nothing is guessed for it."""
+        from pipeline.scan.detect.typescript.shaped import shaped_objects
+        if in_tests(call.file.path):
+            return []
+        found = self.dependencies.find(SDKS["ts-mcp"].packages, call.file.path)
+        folder = found.directory if found is not None else ""
+        key = (folder, name_key, keys)
+        if key not in self._shapes:
+            self._shapes[key] = shaped_objects(self._project, folder, call.file.path, name_key, keys)
+        return self._shapes[key]
+
+    def _emit(self, sdk: str, form: str, found: forms.Found, via: str | None = None,
+              name: str | None = None) -> Iterator[Tool]:
+        for where, info in found:
+            line_node = _line_node(where.node)
+            key = (where.file.path, line_node.start_byte, sdk)
+            if key in self._seen:
+                continue
+            self._seen.add(key)
+            kind = via or (f"preset:{info.preset}" if info.preset else "direct")
+            yield Tool(where.file.path, line_node.start_point[0] + 1, sdk, name or info.name,
+                       f"typescript.{sdk}.{form}", info.annotations, kind, info.title,
+                       self._version(sdk, where.file.path), SDKS[sdk].is_mcp)
+
+    def _version(self, sdk: str, path: str) -> str | None:
+        """The SDK's version from the nearest manifest, looked up once per folder."""
+        key = (sdk, dirname(path))
+        if key not in self._versions:
+            found = self.dependencies.find(SDKS[sdk].packages, path)
+            self._versions[key] = found.version if found else None
+        return self._versions[key]
+
+    def _wrapped(self, res: Resolver, call: Ref, outer: Wrapper) -> Iterator[Tool]:
+        """One row at the call of a wrapper; in a loop over a known list, one per element."""
+
+        def read(bound: Resolver, at: Ref) -> forms.Found:
+            return [(at, info) for _, info in _through(bound, at, outer)[:1]]
+
+        found, form = self._expanded(res, call, read, "wrapper", element_keys(outer))
+        yield from self._emit(outer.sdk, form, found, via=f"wrapper:{outer.name}")
+
+    def _create_tool(self, res: Resolver, call: Ref) -> Iterator[Tool]:
+        from pipeline.scan.detect.typescript.shaped import mastra_names
+        if self._mastra is None:
+            self._mastra = mastra_names(res, self._project.mastra_tools)
+        names, positions = self._mastra
+        key = positions.get((call.file.path, call.node.start_byte)) or names.get(_declared_name(call) or "")
+        found = forms.create_tool(res, call)
+        sdk = "ts-mastra" if key else "mastra-agent"
+        yield from self._emit(sdk, "create-tool", found, name=key)
+
+    def _ai_tool(self, res: Resolver, call: Ref) -> forms.Found:
+        parent = call.node.parent
+        key = parent.child_by_field_name("key") if parent is not None and parent.type == "pair" else None
+        info = tool_info(res, call.at(arguments(call.node)[0]))
+        return [(call, ToolInfo(call.file.text(key) if key else None, None, info.annotations))]
