@@ -17,7 +17,7 @@ PACKAGE = ROOT / "pipeline"
 STAGES = ("shared", "manifest", "archive", "fetch", "scan", "runtime", "store", "run", "analysis", "report", "cli")
 LANGUAGES = ("python", "typescript", "golang", "rust", "jvm", "csharp", "php", "ruby", "swift")
 #: the most lines a module may hold (the guide's "about 250")
-MOST_LINES = 290
+MOST_LINES = 260
 
 
 def _modules() -> dict[str, Path]:

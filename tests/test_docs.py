@@ -4,6 +4,7 @@ variables and exit codes (docs/COMMANDS.md); the schema (docs/SCHEMA.md); every 
 from __future__ import annotations
 
 import argparse
+import importlib
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -112,6 +113,36 @@ def test_every_link_of_the_readme_and_the_docs_leads_somewhere() -> None:
             if anchor and linked.suffix == ".md":
                 assert anchor in _anchors(linked.read_text(encoding="utf-8")), f"{page.name}: {target}"
 
+
+def _exists(dotted: str) -> bool:
+    """Whether ``pipeline.x.y[.name]`` is a module of the library, or a name one defines."""
+    parts = dotted.split(".")
+    for cut in range(len(parts), 0, -1):
+        module = ROOT.joinpath(*parts[:cut])
+        if module.with_suffix(".py").exists() or (module / "__init__.py").exists():
+            found: object = importlib.import_module(".".join(parts[:cut]))
+            for name in parts[cut:]:
+                if not hasattr(found, name):
+                    return False
+                found = getattr(found, name)
+            return True
+    return False
+
+
+def test_every_module_and_path_the_docs_name_exists() -> None:
+    pages = [ROOT / "README.md", ROOT / "benchmarks" / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    named = 0
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        for dotted in re.findall(r"\bpipeline(?:\.[A-Za-z_]\w*)+", text):
+            named += 1
+            assert _exists(dotted), f"{page.name}: {dotted}"
+        for path in re.findall(r"\bpipeline(?:/\w+)+(?:\.py)?", text):
+            named += 1
+            assert (ROOT / path).exists(), f"{page.name}: {path}"
+    assert named > 30
+    assert not _exists("pipeline.stats")
+    assert _exists("pipeline.analysis.stats.hint_coverage")
 
 def test_the_readme_is_for_users_and_short() -> None:
     assert len(README.splitlines()) <= 160

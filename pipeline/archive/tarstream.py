@@ -10,9 +10,9 @@ cut short is an error, and only a block of zeros ends the archive. Names stay ra
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
+from pipeline.archive import sparse
 from pipeline.archive.entries import Raw
 from pipeline.archive.tarfields import (
     _EXTENSION_TYPES,
@@ -33,13 +33,11 @@ from pipeline.archive.tarfields import (
     _broken,
     _checksum_ok,
     _has_data,
-    _integer,
     _nts,
     _number,
     _padded,
     _pax_records,
     _rechunk,
-    _zeros,
 )
 from pipeline.archive.tarrun import plain_run
 
@@ -137,7 +135,8 @@ class TarReader:
         """The content of the member ``next`` returned last, in chunks of ``CHUNK_BYTES`` or less."""
         if header.sparse is not None:
             available = self._left - (_padded(header.stored) - header.stored)  # a 1.0 map is read already
-            return _rechunk(self._sparse_pieces(header, available, self._serial))
+            serial = self._serial
+            return _rechunk(sparse.pieces(header, available, lambda size: self._data(size, serial)))
         if header.size > header.stored:
             raise _broken("member size beyond its data")
         return self._data(header.size, self._serial)
@@ -154,22 +153,6 @@ class TarReader:
             self._left -= count
             size -= count
             yield chunk
-
-    def _sparse_pieces(self, header: Header, available: int, serial: int) -> Iterator[bytes]:
-        """A pax sparse member's content: zeros for the holes, stored data for the runs."""
-        position = 0
-        for offset, length in header.sparse or ():
-            end = min(offset + length, header.size)
-            if offset < end:
-                if offset < position:
-                    raise _broken("unsupported sparse map")
-                yield from _zeros(offset - position)
-                available -= end - offset
-                if available < 0:
-                    raise _broken("sparse map beyond the member data")
-                yield from self._data(end - offset, serial)
-                position = end
-        yield from _zeros(header.size - position)
 
     def _header(self, block: bytes) -> Header:
         """Parse a header block as tarfile's ``frombuf`` does, failing where it would."""
@@ -224,41 +207,16 @@ class TarReader:
         elif kind == b"K":
             header.linkname = _nts(payload)
         else:
-            self._sparse_map(header, payload, fields)
+            if (runs := sparse.runs(payload, fields, self._map_block)) is not None:
+                header.sparse = runs
             if kind != b"g":
                 _apply_pax(fields, header)
                 if b"size" in fields:
                     header.stored = header.size if _has_data(header.type) else 0
                     self._left = _padded(header.stored)
 
-    def _sparse_map(self, header: Header, payload: bytes, fields: dict[bytes, bytes]) -> None:
-        """The data runs of a pax sparse member (GNU formats 0.1, 0.0 and 1.0)."""
-        if b"GNU.sparse.map" in fields:
-            numbers = [_integer(n) for n in fields[b"GNU.sparse.map"].split(b",")]
-        elif b"GNU.sparse.size" in fields:
-            offsets = re.findall(rb"\d+ GNU.sparse.offset=(\d+)\n", payload)
-            lengths = re.findall(rb"\d+ GNU.sparse.numbytes=(\d+)\n", payload)
-            numbers = [int(n) for pair in zip(offsets, lengths, strict=False) for n in pair]
-        elif fields.get(b"GNU.sparse.major") == b"1" and fields.get(b"GNU.sparse.minor") == b"0":
-            numbers = self._sparse_map_blocks()
-        else:
-            return
-        header.sparse = list(zip(numbers[::2], numbers[1::2], strict=False))
-
-    def _sparse_map_blocks(self) -> list[int]:
-        """Format 1.0: the map sits in the member's first data blocks, as decimal lines."""
-        count, _, text = self._map_block(0).partition(b"\n")
-        wanted, taken = 2 * _integer(count), BLOCK
-        numbers: list[int] = []
-        while len(numbers) < wanted:
-            while b"\n" not in text:
-                text += self._map_block(taken)
-                taken += BLOCK
-            number, _, text = text.partition(b"\n")
-            numbers.append(_integer(number))
-        return numbers
-
     def _map_block(self, taken: int) -> bytes:
+        """The next block of a format 1.0 sparse map (``taken`` bytes of it read so far)."""
         self._left -= BLOCK
         if self._left < 0 or taken >= EXTENSION_MAX:
             raise _broken("sparse map beyond the member data or too large")

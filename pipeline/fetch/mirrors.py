@@ -25,7 +25,7 @@ from pipeline.errors import NotFoundError, SourceError
 from pipeline.fetch.cache import ArchiveCache
 from pipeline.fetch.github import GitHubClient
 from pipeline.fetch.source import ArchiveSource, Fetched, GitHubArchiveSource, GitRepoSource, TarballSource
-from pipeline.manifest.manifests import RepoEntry
+from pipeline.manifest.entries import RepoEntry
 from pipeline.settings import Settings
 
 

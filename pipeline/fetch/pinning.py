@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pipeline.errors import GraphQLUnavailableError, SourceError
 from pipeline.fetch.github import GitHubClient
 from pipeline.fetch.graphql import Pin, batches, pin_batch
-from pipeline.manifest.manifests import RepoEntry
+from pipeline.manifest.entries import RepoEntry
 
 NO_TOKEN = "no GITHUB_TOKEN: GraphQL needs one, so commits are resolved with REST, one request per repository"
 

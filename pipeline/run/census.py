@@ -26,7 +26,8 @@ from pipeline.fetch.github import GitHubClient
 from pipeline.fetch.mirrors import source_for
 from pipeline.fetch.pinning import graphql_pins
 from pipeline.fetch.source import ArchiveSource, Fetched
-from pipeline.manifest.manifests import Manifest, RepoEntry, write_commits
+from pipeline.manifest.entries import RepoEntry
+from pipeline.manifest.manifests import Manifest, write_commits
 from pipeline.progress import SILENT, Observer
 from pipeline.run.runner import Executor, LocalExecutor, Task, TaskResult, fetch_and_scan, reason, task_for
 from pipeline.scan import SCANNER_VERSION

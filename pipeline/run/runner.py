@@ -27,7 +27,7 @@ from pipeline.fetch.cache import ArchiveCache
 from pipeline.fetch.github import GitHubClient
 from pipeline.fetch.mirrors import source_for
 from pipeline.fetch.source import Fetched
-from pipeline.manifest.manifests import RepoEntry
+from pipeline.manifest.entries import RepoEntry
 from pipeline.progress import SILENT, Observer, QueueWaits, StderrWaits
 from pipeline.scan.detect import Detector
 from pipeline.scan.roles import RoleRules

@@ -13,7 +13,8 @@ import pytest
 from pipeline.analysis import stats
 from pipeline.errors import StoreLockedError
 from pipeline.fetch.source import Fetched
-from pipeline.manifest.manifests import Manifest, RepoEntry
+from pipeline.manifest.entries import RepoEntry
+from pipeline.manifest.manifests import Manifest
 from pipeline.scan.tree import TreeScan
 from pipeline.store.database import Store
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from pipeline.scan.detect import factories, literals, registrars, unlisted
+from pipeline.scan.detect import factories, literals, nearby, registrars, unlisted
 from pipeline.scan.detect.deps import Dependencies
 from pipeline.scan.detect.model import Tool
 from pipeline.scan.detect.source import SourceFile
@@ -34,7 +34,7 @@ def supplement(tools: list[Tool], files: dict[str, list[SourceFile]], left_out: 
     """``tools`` with the tree's protocol literals and factory calls (``files`` by language;
     ``left_out``: the paths the detectors left out)."""
     every = [file for group in files.values() for file in group]
-    if not (any(t.is_mcp for t in tools) or literals.serves_list(every)):
+    if not (any(t.is_mcp for t in tools) or nearby.serves_list(every)):
         return tools + [place(tool, file) for language, group in sorted(files.items()) for file in group
                         for tool in unlisted.unlisted_tools(file, language, dependencies)]
     seen = {t.path for t in tools} | set(left_out)
@@ -52,13 +52,13 @@ def supplement(tools: list[Tool], files: dict[str, list[SourceFile]], left_out: 
         own=registrars.registrars(f for f in every if not _test(roles, f.path)) if registrars.called(unseen) else set())
     found: list[Tool] = []
     for language, group in sorted(files.items()):
-        for file in (f for f in group if f.path not in seen and (language != "json" or literals.referenced(f, every))):
+        for file in (f for f in group if f.path not in seen and (language != "json" or nearby.referenced(f, every))):
             for tool in tree.tools(file, language):
                 placed = place(tool, file)
-                if not literals.named_nearby(named, placed):
+                if not nearby.named_nearby(named, placed):
                     named.append((placed.tool_name, placed.path.rpartition("/")[0], placed.role))
                     found.append(placed)
-    replaced = literals.stood_for(unnamed, found)
+    replaced = nearby.stood_for(unnamed, found)
     return [t for t in tools if id(t) not in replaced] + found
 
 
@@ -88,7 +88,7 @@ class _Tree:
         if _test(self.roles, file.path):
             return found
         folder = file.path.rpartition("/")[0]
-        if self.made and any(literals.related(folder, t.path.rpartition("/")[0]) for t in self.unfollowed):
+        if self.made and any(nearby.related(folder, t.path.rpartition("/")[0]) for t in self.unfollowed):
             found += factories.calls(file, self.made, sdk, language)
         own = self.own if language not in self.registering else registrars.distinct(self.own)
         return found or list(registrars.calls(file, own, sdk, language)) if own else found

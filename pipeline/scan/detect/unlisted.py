@@ -8,7 +8,7 @@ compares with are tools an agent told of them can call::
       if (request.params.name === "process-instruction") { ... }
 
 Such a tree would otherwise show no tool. In a tree with no tool row and nothing that answers
-``tools/list`` (``literals.serves_list``), every name a call handler compares the requested name
+``tools/list`` (``nearby.serves_list``), every name a call handler compares the requested name
 with (``params.name === "x"``, ``name == "x"``), after the handler is set and within
 ``_HANDLER_BYTES`` of it, is one row, unannotated, at the comparison's line, where the nearest
 manifest declares an MCP SDK.

@@ -36,21 +36,18 @@ import tree_sitter
 from pipeline.scan.detect.csharp.forms import (
     CSharpIndex,
     Declared,
-    annotations_value,
-    constants_of,
     declared,
     derive_name,
     overlay,
 )
 from pipeline.scan.detect.csharp.functions import trigger_tools
+from pipeline.scan.detect.csharp.learn import MARKERS, NAMESPACE, learn
 from pipeline.scan.detect.csharp.nodes import (
     ATTRIBUTE_NAMES,
     METHODS,
     attribute_pairs,
     find_method,
-    initial_value,
     initializer_pairs,
-    is_member,
     last_name,
     mcp_attribute,
     on_method,
@@ -64,15 +61,11 @@ from pipeline.scan.detect.source import SourceFile
 from pipeline.scan.detect.syntax import compiled
 
 SDK = "csharp-mcp"
-_MARKERS = (b"mcpservertool", b"toolannotations", b"modelcontextprotocol")
 _HINTS = (b"readonlyhint", b"destructivehint", b"idempotenthint", b"openworldhint")
 _USING = re.compile(rb"^(?:\xef\xbb\xbf)?[ \t]*(?:global\s+)?using\s+(?:static\s+)?(?:\w+\s*=\s*)?"
                     rb"ModelContextProtocol\b", re.M)
-_NAMESPACE = re.compile(rb"^[ \t]*namespace\s+([\w.]+)", re.M)
-_USED_NAMESPACE = re.compile(rb"^[ \t]*(?:global\s+)?using\s+([\w.]+)\s*;", re.M)
-_GLOBAL_USING = re.compile(rb"^(?:\xef\xbb\xbf)?[ \t]*global\s+using\s+(?:static\s+)?ModelContextProtocol\b", re.M)
+_USEDNAMESPACE = re.compile(rb"^[ \t]*(?:global\s+)?using\s+([\w.]+)\s*;", re.M)
 _CLIENT = re.compile(rb"\b(?:I?McpClient|McpClientFactory|McpClientTool)\b")
-_PRESET_TYPES = ("ToolAnnotations", "McpServerToolCreateOptions")
 _QUERY = """
 (attribute name: (_) @n (#match? @n "(^|[.])McpServerTool(Attribute)?$")) @attribute
 (invocation_expression function: (member_access_expression name: (identifier) @m (#eq? @m "Create"))) @call
@@ -81,13 +74,6 @@ _QUERY = """
 #: a definition worth parsing the file for (the attribute, Create, a protocol Tool literal)
 _CANDIDATE = re.compile(rb"McpServerTool(?:Attribute)?\s*[(\],]|McpServerTool\s*\.\s*Create\b"
                         rb"|new\s+(?:[\w.]+\.)?Tool\s*[({]")
-#: a field, property or variable initialised with a ToolAnnotations/options object (worth parsing in index)
-_PRESET_CANDIDATES = (
-    re.compile(rb"(?:ToolAnnotations|McpServerToolCreateOptions)\??[ \t]+\w+[ \t]*(?:\{[^}\n]*\}[ \t]*)?"
-               rb"=>?[ \t]*new\b"),
-    re.compile(rb"=[ \t]*new[ \t]+(?:ToolAnnotations|McpServerToolCreateOptions)\b"),
-)
-_PRESET_QUERY = "(variable_declarator) @var (property_declaration) @prop"
 
 
 class CSharpDetector:
@@ -97,49 +83,15 @@ class CSharpDetector:
         self.dependencies = dependencies
         self.known = CSharpIndex()
         self._query = _query(_QUERY)
-        self._preset_query = _query(_PRESET_QUERY)
 
     def index(self, file: SourceFile) -> None:
         """Learn string/bool constants, global usings, the project's own attribute and annotation presets."""
-        if b"const " in file.data:
-            for key, text in constants_of(file.data).items():
-                seen = self.known.constants.get(key, text)
-                self.known.constants[key] = text if seen == text else None
-        if not any(m in file.lower for m in _MARKERS):
-            return
-        if b"global using" in file.data and _GLOBAL_USING.search(file.data) is not None:
-            self.known.global_dirs.add(file.path.rpartition("/")[0])
-        defined = defined_types(file)
-        if "McpServerToolAttribute" in defined and sdk_namespace(file) is None:
-            self.known.own_attribute.update(_NAMESPACE.findall(file.data) or [b""])
-        typed = b"toolannotations" in file.lower or b"mcpservertoolcreateoptions" in file.lower
-        if typed and any(p.search(file.data) for p in _PRESET_CANDIDATES):
-            self._index_presets(file)
-
-    def _index_presets(self, file: SourceFile) -> None:
-        captures = tree_sitter.QueryCursor(self._preset_query).captures(file.tree.root_node)
-        for node in captures.get("var", []) + captures.get("prop", []):
-            name, value = node.child_by_field_name("name"), initial_value(node)
-            if name is None or value is None or not is_member(node):
-                continue
-            typed = value.child_by_field_name("type")
-            if typed is None:
-                owner = node if node.type == "property_declaration" else node.parent
-                typed = owner.child_by_field_name("type") if owner is not None else None
-            kind = last_name(file, typed) if typed is not None else ""
-            if kind in _PRESET_TYPES:
-                self.known.presets[file.text(name)] = self._preset(file, value, kind)
-
-    def _preset(self, file: SourceFile, value: tree_sitter.Node, kind: str) -> Annotations:
-        if kind == "ToolAnnotations":
-            return annotations_value(file, value, self.known)
-        pairs = initializer_pairs(file, value)
-        return declared(pairs, file, self.known, "options", title_in_annotations=True).annotations
+        learn(file, self.known)
 
     def detect(self, file: SourceFile) -> Iterator[Tool | Exclusion]:
         """The tools ``file`` defines, or why it is left out."""
         yield from trigger_tools(file, self.dependencies, self.known.constants)  # Azure Functions
-        if not any(m in file.lower for m in _MARKERS):
+        if not any(m in file.lower for m in MARKERS):
             return
         candidate = _CANDIDATE.search(file.data) is not None
         if (namespace := sdk_namespace(file)) is not None:
@@ -187,7 +139,7 @@ class CSharpDetector:
 
     def _own_attribute(self, file: SourceFile) -> bool:
         """Whether ``file`` sees the project's own ``McpServerToolAttribute`` (imports or lives in its namespace)."""
-        names = set(_USED_NAMESPACE.findall(file.data)) | set(_NAMESPACE.findall(file.data))
+        names = set(_USEDNAMESPACE.findall(file.data)) | set(NAMESPACE.findall(file.data))
         return any(own == b"" or own in names for own in self.known.own_attribute)
 
     def _attribute(self, file: SourceFile, node: tree_sitter.Node, imported: bool) -> Tool | None:

@@ -34,10 +34,11 @@ from pipeline.scan.detect.jvm.common import (
     in_sdk_package,
     string_value,
 )
-from pipeline.scan.detect.jvm.java import Found, JavaFile, enclosing
-from pipeline.scan.detect.jvm.java import parameters as java_parameters
+from pipeline.scan.detect.jvm.java import JavaFile
 from pipeline.scan.detect.jvm.kotlin import KotlinFile
 from pipeline.scan.detect.jvm.kotlin import parameters as kotlin_parameters
+from pipeline.scan.detect.jvm.nodes import Found, enclosing
+from pipeline.scan.detect.jvm.nodes import parameters as java_parameters
 from pipeline.scan.detect.model import Annotations, Exclusion, Tool
 from pipeline.scan.detect.sdks import SDKS
 from pipeline.scan.detect.source import SourceFile

@@ -7,7 +7,6 @@ the ``@`` of a method annotation, the call of a project wrapper.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from pipeline.scan.detect.jvm.common import (
     POSITIONAL,
@@ -18,6 +17,7 @@ from pipeline.scan.detect.jvm.common import (
     query,
     with_pairs,
 )
+from pipeline.scan.detect.jvm.nodes import Found, arguments, chain_down, chain_up, enclosing
 from pipeline.scan.detect.model import NO_ANNOTATIONS, Annotations
 from pipeline.scan.detect.source import SourceFile
 from pipeline.scan.detect.syntax import Node, named
@@ -40,7 +40,6 @@ ATTRIBUTES = (
 )
 #: ``new McpSchema.Tool(..)`` by argument count: (title index, annotations index)
 _CONSTRUCTORS = {4: (None, 3), 5: (None, 4), 6: (1, 5), 7: (1, 5), 8: (1, 5)}
-_COMMENTS = ("line_comment", "block_comment")
 
 #: the name (or type) child of every candidate; filtered on its bytes (query predicates cost more)
 _QUERY = query("tree_sitter_java", """
@@ -50,63 +49,6 @@ _QUERY = query("tree_sitter_java", """
 (marker_annotation name: (_) @n)
 """)
 _DECLARATIONS = query("tree_sitter_java", "[(field_declaration) (method_declaration)] @d")
-
-
-@dataclass(frozen=True)
-class Found:
-    """One tool definition before its name and annotations are resolved."""
-
-    node: Node
-    sdk: str
-    form: str
-    name_expr: Node | None
-    default_name: str | None = None
-    title_expr: Node | None = None
-    annotations_expr: Node | None = None
-    annotations: Annotations = NO_ANNOTATIONS
-
-
-def arguments(node: Node | None) -> list[Node]:
-    """The argument expressions of an ``argument_list``."""
-    return [c for c in named(node) if c.type not in _COMMENTS] if node is not None else []
-
-
-def enclosing(node: Node, kind: str) -> Node | None:
-    """The nearest ancestor of type ``kind``."""
-    current = node.parent
-    while current is not None and current.type != kind:
-        current = current.parent
-    return current
-
-
-def parameters(method: Node | None, file: SourceFile) -> list[str]:
-    """The parameter names of a method declaration."""
-    params = method.child_by_field_name("parameters") if method is not None else None
-    if params is None:
-        return []
-    return [file.text(p.child_by_field_name("name")) for p in named(params) if p.type.endswith("parameter")]
-
-
-def chain_up(node: Node, file: SourceFile) -> list[tuple[str, list[Node]]]:
-    """The calls chained after ``node`` (``.name("x").annotations(a).build()``)."""
-    calls = []
-    while node.parent is not None and node.parent.type == "method_invocation" and \
-            node.parent.child_by_field_name("object") == node:
-        node = node.parent
-        calls.append((file.text(node.child_by_field_name("name")), arguments(node.child_by_field_name("arguments"))))
-    return calls
-
-
-def chain_down(node: Node, file: SourceFile) -> tuple[Node | None, list[tuple[str, list[Node]]]]:
-    """The root object of a call chain and its calls, first call first."""
-    calls = []
-    while node.type == "method_invocation":
-        calls.append((file.text(node.child_by_field_name("name")), arguments(node.child_by_field_name("arguments"))))
-        nxt = node.child_by_field_name("object")
-        if nxt is None:
-            return None, calls[::-1]
-        node = nxt
-    return node, calls[::-1]
 
 
 class JavaFile:

@@ -19,7 +19,7 @@ from pipeline.scan.detect.jvm.common import (
     query,
     with_pairs,
 )
-from pipeline.scan.detect.jvm.java import Found, enclosing
+from pipeline.scan.detect.jvm.nodes import Found, enclosing
 from pipeline.scan.detect.model import NO_ANNOTATIONS, Annotations
 from pipeline.scan.detect.source import SourceFile
 from pipeline.scan.detect.syntax import Node, named

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import replace
-from posixpath import dirname
 
 from pipeline.scan.detect import markers
 from pipeline.scan.detect.deps import Dependencies
@@ -39,11 +38,12 @@ from pipeline.scan.detect.source import SourceFile
 from pipeline.scan.detect.typescript import forms
 from pipeline.scan.detect.typescript.annotations import ToolInfo, tool_info
 from pipeline.scan.detect.typescript.classes import class_tools, framework_tools, listed_instances
+from pipeline.scan.detect.typescript.emit import Emitter
 from pipeline.scan.detect.typescript.imports import MARKERS, Imports, imports_of
 from pipeline.scan.detect.typescript.index import ProjectIndex
 from pipeline.scan.detect.typescript.openclaw import agent_tool, imports_openclaw_type, manifest_openclaw
 from pipeline.scan.detect.typescript.resolver import Resolver
-from pipeline.scan.detect.typescript.rows import _declared_name, _exclusion, _line_node, _through, given, has_identifier
+from pipeline.scan.detect.typescript.rows import _declared_name, _exclusion, _through, given, has_identifier
 from pipeline.scan.detect.typescript.values import Node, Ref, arguments, callee, unwrap
 from pipeline.scan.detect.typescript.wrappers import Wrapper, captures, element_keys
 
@@ -67,9 +67,8 @@ class TypeScriptDetector:
     def __init__(self, dependencies: Dependencies) -> None:
         self.dependencies = dependencies
         self._project = ProjectIndex()
-        self._seen: set[tuple[str, int, str]] = set()
+        self._emit = Emitter(dependencies).emit
         self._mastra: tuple[dict[str, str], dict[tuple[str, int], str]] | None = None
-        self._versions: dict[tuple[str, str], str | None] = {}
         self._shapes: dict[tuple[str, str, frozenset[str]], list[Ref]] = {}
         self._records: list[tuple[Ref, str]] | None = None
 
@@ -228,27 +227,6 @@ class TypeScriptDetector:
         if key not in self._shapes:
             self._shapes[key] = shaped_objects(self._project, folder, call.file.path, name_key, keys)
         return self._shapes[key]
-
-    def _emit(self, sdk: str, form: str, found: forms.Found, via: str | None = None,
-              name: str | None = None) -> Iterator[Tool]:
-        for where, info in found:
-            line_node = _line_node(where.node)
-            key = (where.file.path, line_node.start_byte, sdk)
-            if key in self._seen:
-                continue
-            self._seen.add(key)
-            kind = via or (f"preset:{info.preset}" if info.preset else "direct")
-            yield Tool(where.file.path, line_node.start_point[0] + 1, sdk, name or info.name,
-                       f"typescript.{sdk}.{form}", info.annotations, kind, info.title,
-                       self._version(sdk, where.file.path), SDKS[sdk].is_mcp)
-
-    def _version(self, sdk: str, path: str) -> str | None:
-        """The SDK's version from the nearest manifest, looked up once per folder."""
-        key = (sdk, dirname(path))
-        if key not in self._versions:
-            found = self.dependencies.find(SDKS[sdk].packages, path)
-            self._versions[key] = found.version if found else None
-        return self._versions[key]
 
     def _wrapped(self, res: Resolver, call: Ref, outer: Wrapper) -> Iterator[Tool]:
         """One row at the call of a wrapper; in a loop over a known list, one per element."""

@@ -223,3 +223,9 @@ def _resolve(path: str, spec: str) -> str:
     """The module key a relative ``spec`` names from the file at ``path`` (asked again for each
     module a file's imports are compared with: remembered)."""
     return module_key(normpath(join(dirname(path), spec)))
+
+
+def imported_modules(file: SourceFile, modules: list[SourceFile]) -> list[SourceFile]:
+    """Those of ``modules`` that ``file`` imports by a relative specifier."""
+    specs = imports_of(file.path, file.data, set()).specs
+    return [m for m in modules if names_module(file.path, specs, m.path)]

@@ -35,6 +35,7 @@ from pipeline.scan.detect.typescript.imports import (
     Imports,
     default_export,
     imported_as,
+    imported_modules,
     imports_name,
     imports_of,
     module_key,
@@ -44,7 +45,7 @@ from pipeline.scan.detect.typescript.imports import (
 )
 from pipeline.scan.detect.typescript.openclaw import openclaw_types
 from pipeline.scan.detect.typescript.resolver import Resolver
-from pipeline.scan.detect.typescript.values import Node, Ref, arguments, callee, entries, unwrap
+from pipeline.scan.detect.typescript.values import Node, Ref, arguments, callee, entries, string_of, unwrap
 from pipeline.scan.detect.typescript.wrappers import Wrapper, Wrappers, captures, registration_slot
 
 #: registration methods a wrapper may call, and the SDK each belongs to
@@ -127,9 +128,9 @@ class ProjectIndex:
             return
         word = name.encode()
         holders = [m for m in self.wrapping.modules if word in m.data and m.path != file.path]
-        for module in self._imported(file, holders):
+        for module in imported_modules(file, holders):
             self._note_names(module)
-            for inner in self._imported(module, holders):
+            for inner in imported_modules(module, holders):
                 self._note_names(inner)
         from pipeline.scan.detect.typescript.names import default_import
         spec = frozenset({default}) if (default := default_import(file.data, word)) is not None else frozenset()
@@ -145,11 +146,6 @@ class ProjectIndex:
         self._note_names(module)
         self._read_declarations(module.text(value))
         return next((c for c in self.consts.get(module.text(value), ()) if c.file.path == module.path), None)
-
-    @staticmethod
-    def _imported(file: SourceFile, modules: list[SourceFile]) -> list[SourceFile]:
-        specs = imports_of(file.path, file.data, set()).specs
-        return [m for m in modules if names_module(file.path, specs, m.path)]
 
     def _note_names(self, file: SourceFile) -> None:
         """Record the names ``file`` declares (``DECLARED_NAMES``), once."""
@@ -217,7 +213,7 @@ class ProjectIndex:
         name, value = decl.child_by_field_name("name"), decl.child_by_field_name("value")
         if name is None or value is None or name.type != "identifier":
             return
-        inner = _string_of(unwrap(value))
+        inner = string_of(unwrap(value))
         if inner.type in ("object", "array", "string", "template_string"):
             self.consts[file.text(name)].append(Ref(file, inner))
         elif inner.type in ("arrow_function", "function_expression", "function"):
@@ -254,11 +250,3 @@ class ProjectIndex:
         config = Ref(file, unwrap(args[0]))
         if config.node.type == "object":
             self.mastra_tools.extend(v for k, v, _ in entries(config, self.resolver().consts) if k == "tools")
-
-
-def _string_of(node: Node) -> Node:
-    """A string literal a string method is called on (```...`.trim()``: a description), else ``node``."""
-    function = node.child_by_field_name("function") if node.type == "call_expression" else None
-    owner = function.child_by_field_name("object") if function is not None and function.type == "member_expression" \
-        else None
-    return unwrap(owner) if owner is not None and unwrap(owner).type in ("string", "template_string") else node

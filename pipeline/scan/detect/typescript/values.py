@@ -121,3 +121,11 @@ def entries(ref: Ref, lookup: Lookup) -> Iterator[tuple[str | None, Ref, bool]]:
             yield None, ref.at(child.named_children[0]), False
         elif child.type == "method_definition" and (name := child.child_by_field_name("name")) is not None:
             yield ref.file.text(name), ref.at(child), False
+
+
+def string_of(node: Node) -> Node:
+    """A string literal a string method is called on (```...`.trim()``: a description), else ``node``."""
+    function = node.child_by_field_name("function") if node.type == "call_expression" else None
+    owner = function.child_by_field_name("object") if function is not None and function.type == "member_expression" \
+        else None
+    return unwrap(owner) if owner is not None and unwrap(owner).type in ("string", "template_string") else node
