@@ -1,4 +1,9 @@
-"""Scanners that read a tree's members in one pass.
+"""Stage 4, what a tree holds: one pass over its entries, whatever their source.
+
+In: a stream of ``pipeline.archive.entries.Entry`` pairs. Out: a ``tree.TreeScan``: the non-zero
+term counts (``count``, with ``match`` and ``factored`` for hyperscan), the role of every counted
+path (``roles``), tree notes (``notes``) and the registration detector's rows (``detect``).
+``history`` counts the terms at every commit of a git history, reading each blob once.
 
 ``SCANNER_VERSION`` changes whenever a scanner could count differently; a snapshot scanned
 by another version is scanned again (from the cache, without downloading).
