@@ -43,7 +43,7 @@ from pipeline.scan.detect.typescript.imports import MARKERS, Imports, imports_of
 from pipeline.scan.detect.typescript.index import ProjectIndex
 from pipeline.scan.detect.typescript.openclaw import agent_tool, imports_openclaw_type, manifest_openclaw
 from pipeline.scan.detect.typescript.resolver import Resolver
-from pipeline.scan.detect.typescript.rows import _declared_name, _exclusion, _through, given, has_identifier
+from pipeline.scan.detect.typescript.rows import declared_name, exclusion, given, has_identifier, through
 from pipeline.scan.detect.typescript.values import Node, Ref, arguments, callee, unwrap
 from pipeline.scan.detect.typescript.wrappers import Wrapper, captures, element_keys
 
@@ -96,7 +96,7 @@ class TypeScriptDetector:
             found = framework_tools(self._project.subclasses, self._project.resolver(), file)
             rows += self._emit("ts-mcp-framework", "class", found)
         yield from rows
-        if not rows and (excluded := _exclusion(file, imports)) is not None:
+        if not rows and (excluded := exclusion(file, imports)) is not None:
             yield excluded
 
     def _openclaw_plugin(self, file: SourceFile) -> bool:
@@ -232,7 +232,7 @@ class TypeScriptDetector:
         """One row at the call of a wrapper; in a loop over a known list, one per element."""
 
         def read(bound: Resolver, at: Ref) -> forms.Found:
-            return [(at, info) for _, info in _through(bound, at, outer)[:1]]
+            return [(at, info) for _, info in through(bound, at, outer)[:1]]
 
         found, form = self._expanded(res, call, read, "wrapper", element_keys(outer))
         yield from self._emit(outer.sdk, form, found, via=f"wrapper:{outer.name}")
@@ -242,7 +242,7 @@ class TypeScriptDetector:
         if self._mastra is None:
             self._mastra = mastra_names(res, self._project.mastra_tools)
         names, positions = self._mastra
-        key = positions.get((call.file.path, call.node.start_byte)) or names.get(_declared_name(call) or "")
+        key = positions.get((call.file.path, call.node.start_byte)) or names.get(declared_name(call) or "")
         found = forms.create_tool(res, call)
         sdk = "ts-mastra" if key else "mastra-agent"
         yield from self._emit(sdk, "create-tool", found, name=key)

@@ -10,7 +10,7 @@ from pipeline.scan.detect.deps import Dependencies
 from pipeline.scan.detect.model import Tool
 from pipeline.scan.detect.sdks import SDKS
 from pipeline.scan.detect.typescript.forms import Found
-from pipeline.scan.detect.typescript.rows import _line_node
+from pipeline.scan.detect.typescript.rows import line_node
 
 
 class Emitter:
@@ -26,13 +26,13 @@ class Emitter:
         """One row per definition of ``found`` not given before (a definition two forms read is one
         row); ``via`` says how it was reached, ``name`` overrides the name it was read with."""
         for where, info in found:
-            line_node = _line_node(where.node)
-            key = (where.file.path, line_node.start_byte, sdk)
+            at = line_node(where.node)
+            key = (where.file.path, at.start_byte, sdk)
             if key in self._seen:
                 continue
             self._seen.add(key)
             kind = via or (f"preset:{info.preset}" if info.preset else "direct")
-            yield Tool(where.file.path, line_node.start_point[0] + 1, sdk, name or info.name,
+            yield Tool(where.file.path, at.start_point[0] + 1, sdk, name or info.name,
                        f"typescript.{sdk}.{form}", info.annotations, kind, info.title,
                        self._version(sdk, where.file.path), SDKS[sdk].is_mcp)
 

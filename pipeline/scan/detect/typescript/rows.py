@@ -2,11 +2,11 @@
 
 ``line`` is the line of the callee's name for a call that defines one tool (``registerTool``,
 ``tool``, ``addTool({..})``, ``createTool``, a wrapper call), and the line of the object
-literal's ``{`` for a tool object reached through a list, a constant or a factory (``_line_node``).
-A Mastra ``createTool(...)`` is also known by the variable it is assigned to (``_declared_name``).
-A wrapper's call registers what the registration inside the wrapper reads (``_through``), each
+literal's ``{`` for a tool object reached through a list, a constant or a factory (``line_node``).
+A Mastra ``createTool(...)`` is also known by the variable it is assigned to (``declared_name``).
+A wrapper's call registers what the registration inside the wrapper reads (``through``), each
 wrapper's parameters bound to the arguments it is called with.
-Exclusions (``_exclusion``): MCP client code reading hints, a project's own ``ToolAnnotations`` type,
+Exclusions (``exclusion``): MCP client code reading hints, a project's own ``ToolAnnotations`` type,
 and a copy of an SDK's ``McpServer``/``FastMCP`` class.
 A file's calls are read only where a form's name occurs as a whole identifier (``has_identifier``).
 A file importing no tool library registers on the server it is given when the call's receiver is a
@@ -34,13 +34,14 @@ _SDK_METHOD = re.compile(rb"^[ \t]*(?:public\s+)?(?:registerTool|tool|addTool)\s
 _OWN_TYPE = re.compile(rb"\b(?:interface|type)\s+(\w*ToolAnnotations\w*)\b")
 
 
-def _line_node(node: Node) -> Node:
+def line_node(node: Node) -> Node:
     """The callee's name for a call, else the node itself (an object literal)."""
     called = callee(node) if node.type == "call_expression" else None
     return called[1] if called is not None else node
 
 
-def _declared_name(call: Ref) -> str | None:
+def declared_name(call: Ref) -> str | None:
+    """The name the value of ``call`` is declared as (``const search = createTool(...)``), else ``None``."""
     parent = call.node.parent
     while parent is not None and parent.type in ("as_expression", "satisfies_expression", "parenthesized_expression"):
         parent = parent.parent
@@ -49,7 +50,7 @@ def _declared_name(call: Ref) -> str | None:
     return call.file.text(parent.child_by_field_name("name"))
 
 
-def _through(res: Resolver, call: Ref, outer: Wrapper) -> forms.Found:
+def through(res: Resolver, call: Ref, outer: Wrapper) -> forms.Found:
     """What the registration inside wrapper ``outer`` reads for ``call``: each wrapper's
     parameters bound to the arguments it is called with, down to the one that calls the SDK."""
     wrapper, at = outer, call
@@ -89,7 +90,8 @@ def _outside_identifier(char: bytes) -> bool:
     return not char or char[0] not in _IDENTIFIER_BYTES
 
 
-def _exclusion(file: SourceFile, imports: Imports) -> Exclusion | None:
+def exclusion(file: SourceFile, imports: Imports) -> Exclusion | None:
+    """Why a file that gave no rows is left out (the SDK's own source, a type definition, MCP client code)."""
     # the expressions run only where the scan found their words (a match of ``_SDK_CLASS`` holds "mcp")
     sdk_class = file.has_any(("mcp",)) and _SDK_CLASS.search(file.data)
     if sdk_class and _SDK_METHOD.search(file.data):
