@@ -39,7 +39,7 @@ def _package(spec: str) -> Package:
 
 def _sandboxed(package: Package, work: Path) -> tuple[float, int]:
     with tempfile.TemporaryDirectory() as folder, duckdb.connect(str(Path(folder) / "c.duckdb")) as con:
-        options = Options(work_dir=work, jobs=1, interpreters=tuple(interpreters.pythons()), retry_skipped=True)
+        options = Options(work_dir=work, jobs=1, interpreters=tuple(interpreters.found()), retry_skipped=True)
         started = time.perf_counter()
         (outcome,) = probe_packages(con, [package], options, sandbox=Sandbox.from_env(), hosts=Hosts.from_env())
         seconds = time.perf_counter() - started

@@ -67,17 +67,18 @@ class Hosts:
         document["time"].update({version: released, "created": released, "modified": released})
 
     def add_wheel(self, name: str, version: str, modules: Mapping[str, str], scripts: Mapping[str, str], *,
-                  released: str = RELEASED, urls: Mapping[str, str] | None = None) -> None:
-        """Publish a wheel of ``name==version`` holding ``modules`` with console ``scripts`` and
-        ``Project-URL`` entries ``urls`` (label -> URL)."""
+                  released: str = RELEASED, urls: Mapping[str, str] | None = None,
+                  requires_python: str = ">=3.8") -> None:
+        """Publish a wheel of ``name==version`` holding ``modules`` with console ``scripts``,
+        ``Project-URL`` entries ``urls`` (label -> URL) and ``Requires-Python``."""
         normal = name.replace("-", "_")
         file = f"{normal}-{version}-py3-none-any.whl"
-        wheel = _wheel(normal, version, modules, scripts, urls or {})
+        wheel = _wheel(normal, version, modules, scripts, urls=urls or {}, requires_python=requires_python)
         self.wheels[file] = wheel
         self.pypi.setdefault(name, []).append({
             "filename": file, "url": f"{self.url}/files/{file}",
             "hashes": {"sha256": hashlib.sha256(wheel).hexdigest()},
-            "upload-time": released, "requires-python": ">=3.8", "yanked": False})
+            "upload-time": released, "requires-python": requires_python, "yanked": False})
 
 
 def _tarball(files: Mapping[str, str]) -> bytes:
@@ -91,12 +92,13 @@ def _tarball(files: Mapping[str, str]) -> bytes:
     return buffer.getvalue()
 
 
-def _wheel(normal: str, version: str, modules: Mapping[str, str], scripts: Mapping[str, str],
-           urls: Mapping[str, str]) -> bytes:
+def _wheel(normal: str, version: str, modules: Mapping[str, str], scripts: Mapping[str, str], *,
+           urls: Mapping[str, str], requires_python: str) -> bytes:
     info = f"{normal}-{version}.dist-info"
     links = "".join(f"Project-URL: {label}, {url}\n" for label, url in urls.items())
     files = {**modules,
-             f"{info}/METADATA": f"Metadata-Version: 2.1\nName: {normal}\nVersion: {version}\n{links}",
+             f"{info}/METADATA": f"Metadata-Version: 2.1\nName: {normal}\nVersion: {version}\n"
+                                 f"Requires-Python: {requires_python}\n{links}",
              f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: census-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
              f"{info}/entry_points.txt": "[console_scripts]\n" + "".join(f"{k} = {v}\n" for k, v in scripts.items())}
     record = "".join(

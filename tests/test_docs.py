@@ -33,7 +33,8 @@ def test_readme_opens_with_two_commands_main_job_then_tests() -> None:
     assert manifest is not None
     assert load(ROOT / manifest.group(1)).repos  # the manifest it names is valid
     assert tests.rstrip().endswith("pytest")
-    assert ".[test]" in tests
+    assert "-r requirements-test.lock" in tests
+    assert "-r requirements.lock" in main_job
 
 
 def test_ci_runs_the_readme_test_line() -> None:

@@ -22,7 +22,7 @@ from pipeline.settings import DEFAULT_DB, ENV, Settings
 if TYPE_CHECKING:  # imported when the command runs: every other `census` call starts without them
     from pipeline.run.probe_registry import Outcome
 
-#: where installs and caches go (``--work-dir``)
+#: where installs and caches go (``--work-dir``; a relative path is taken from the current folder)
 WORK_VARIABLE, DEFAULT_WORK_DIR = "CENSUS_PROBE_DIR", Path("data/probe")
 
 
@@ -63,7 +63,7 @@ def run(args: argparse.Namespace) -> None:
     from pipeline.run.probe_registry import Options, probe_packages
     from pipeline.runtime import interpreters
     from pipeline.runtime.package_index import Hosts
-    from pipeline.runtime.packages import packages
+    from pipeline.runtime.packages import PYPI, packages
     from pipeline.runtime.sandbox import Sandbox
     from pipeline.store.database import Store
 
@@ -79,6 +79,7 @@ def run(args: argparse.Namespace) -> None:
         else:
             items = [item for page in discover.registry_pages(args.registry, settings) for item in page]
         wanted = [p for p in packages(items) if not args.servers or p.server in args.servers]
+        found = tuple(interpreters.found()) if any(p.registry == PYPI for p in wanted) else ()
     except (RegistryDumpError, SettingsError) as exc:
         fail(settings, str(exc), EXIT_USAGE)
     except CensusError as exc:
@@ -90,7 +91,7 @@ def run(args: argparse.Namespace) -> None:
                       install_seconds=args.install_seconds, retry_skipped=args.retry_skipped,
                       keep_installs=args.keep_installs, dependencies_now=args.dependencies_now,
                       install_scripts=args.install_scripts, env=given,
-                      interpreters=tuple(interpreters.pythons()))
+                      interpreters=found)
     observer = ConsoleObserver(settings)
     try:
         with Store(settings.db_path) as store:

@@ -3,7 +3,8 @@
 ``load`` validates the whole file (each ``[[repos]]`` entry by ``entries.read_entry``) before any
 work starts and raises one
 :class:`~pipeline.errors.ManifestError` whose lines each name the file and the entry.
-``write_commits`` writes resolved commits back, keeping comments, order and layout.
+``write_commits`` writes resolved commits back, keeping comments, order and layout
+(``pipeline.manifest.tomltext``: a new commit goes on the line after ``repo``).
 """
 
 from __future__ import annotations
@@ -16,10 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import tomlkit
-
 from pipeline.errors import ManifestError
 from pipeline.manifest import terms as term_sets
+from pipeline.manifest import tomltext
 from pipeline.manifest.entries import RepoEntry, read_entry
 
 CENSUS_KEYS = ("name", "description", "terms")
@@ -61,13 +61,9 @@ def load(path: Path) -> Manifest:
 
 
 def write_commits(path: Path, commits: Mapping[int, str]) -> None:
-    """Write ``commits`` (entry index -> SHA) into ``path`` atomically, keeping the rest."""
-    doc = _parse(path)
-    entries = doc.get("repos")
-    newline = "\r\n" if "\r\n" in doc.as_string() else "\n"
-    for index, commit in commits.items():
-        _set_commit(entries[index - 1], commit, newline)
-    save(path, tomlkit.dumps(doc))
+    """Write ``commits`` (entry index -> SHA) into ``path`` atomically, keeping the rest: a new
+    ``commit`` goes on the line after the entry's ``repo`` (in an inline table, right after it)."""
+    save(path, tomltext.with_commits(_read(path), commits, path))
 
 
 def save(path: Path, text: str) -> None:
@@ -82,31 +78,15 @@ def save(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
-def _set_commit(table: Any, commit: str, newline: str) -> None:
-    """Set ``commit`` in place, or on the line after ``repo`` when it is new."""
-    if "commit" in table:
-        table["commit"] = commit
-        return
-    try:  # tomlkit has no public "insert after"; its container method keeps the layout
-        value = tomlkit.item(commit)
-        if not isinstance(table, tomlkit.items.InlineTable):  # a line of its own, laid out like `repo`'s
-            value.trivia.indent = table.value.item("repo").trivia.indent
-            value.trivia.trail = newline
-        table.value._insert_after("repo", "commit", value)
-    except (AttributeError, KeyError):  # pragma: no cover - a future tomlkit
-        table["commit"] = commit
+def _read(path: Path) -> str:
+    try:
+        return path.read_bytes().decode("utf-8")  # not read_text: keep "\r\n" as it is
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ManifestError(f"{path}: cannot read the manifest: {exc}") from exc
 
 
 def _parse(path: Path) -> Any:
-    try:
-        text = path.read_bytes().decode("utf-8")  # not read_text: keep "\r\n" as it is
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ManifestError(f"{path}: cannot read the manifest: {exc}") from exc
-    try:
-        return tomlkit.parse(text)
-    except Exception as exc:  # tomlkit raises several types; all mean "not TOML"
-        message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise ManifestError(f"{path}: not valid TOML: {message}") from exc
+    return tomltext.parse(_read(path), path)
 
 
 def _census_table(doc: Any, problems: list[str]) -> dict[str, Any]:

@@ -35,8 +35,9 @@ from pipeline.progress import Observer, SilentObserver
 from pipeline.runtime import probe as probes
 from pipeline.runtime.ingest import SKIPPED, STDIO, Capture
 from pipeline.runtime.installer import Installed, InstallError, Plan, install
+from pipeline.runtime.interpreters import Interpreter, labels
 from pipeline.runtime.package_index import Hosts, PackageError, Release, resolve
-from pipeline.runtime.packages import Package
+from pipeline.runtime.packages import PYPI, Package
 from pipeline.runtime.sandbox import Sandbox, environment
 from pipeline.runtime.wire import mask
 from pipeline.store.runtime import PackageRun, record_capture, set_server_repo, stored_packages
@@ -52,7 +53,8 @@ class Options:
     """How ``census probe-registry`` runs."""
 
     work_dir: Path
-    """install folders and the npm / uv caches (``--work-dir``, ``CENSUS_PROBE_DIR``)."""
+    """install folders and the npm / uv caches (``--work-dir``, ``CENSUS_PROBE_DIR``); a relative
+    path is taken from the current folder (the sandbox starts each command in its own HOME)."""
     latest: bool = False
     """install the newest version, not the one the registry entry names."""
     jobs: int = 2
@@ -67,7 +69,8 @@ class Options:
     """run npm install scripts (they would have the network)."""
     env: Mapping[str, str] = field(default_factory=dict)
     """variables given to every server that declares them (values never stored)."""
-    interpreters: tuple[Path, ...] = ()
+    interpreters: tuple[Interpreter, ...] = ()
+    """the Pythons PyPI packages may be installed for (``interpreters.found``)."""
 
 
 @dataclass(frozen=True)
@@ -84,7 +87,10 @@ def probe_packages(con: duckdb.DuckDBPyConnection, packages: Iterable[Package], 
     """Install, start and capture every package (see the module doc); each capture stored as it lands."""
     observer = observer or SilentObserver()
     sandbox.check()
+    options = replace(options, work_dir=options.work_dir.resolve())
     wanted = list(packages)
+    if any(p.registry == PYPI for p in wanted):
+        observer.note(f"Pythons for PyPI packages: {labels(options.interpreters)}")
     done = stored_packages(con)
     observer.stage("probe", len(wanted))
     outcomes: list[Outcome] = []
@@ -158,7 +164,7 @@ def _plan(release: Release, options: Options, sandbox: Sandbox, hosts: Hosts) ->
         release.released_at_utc + AS_RELEASED_MARGIN
     return Plan(cache=options.work_dir / "cache", sandbox=sandbox, hosts=hosts, interpreters=options.interpreters,
                 seconds=options.install_seconds, before=before, scripts=options.install_scripts,
-                released=release.released_at_utc)
+                released=release.released_at_utc, requires_python=release.requires_python)
 
 
 def _probe(package: Package, installed: Installed, options: Options, sandbox: Sandbox) -> Capture:

@@ -2,11 +2,13 @@
 
 - npm: ``npm install --prefix FOLDER NAME@VERSION`` (no lock file, no audit, production
   dependencies only), from ``Hosts.npm_registry``; the server is the package's ``bin``.
-- PyPI: ``uv venv FOLDER`` with one of the census's interpreters, then ``uv pip install
+- PyPI: ``uv venv FOLDER`` with one of the Pythons found on the machine, then ``uv pip install
   NAME==VERSION`` from ``Hosts.pypi_index`` (uv never downloads an interpreter); the server is
   the package's console script, or ``python -m MODULE`` when the registry entry says so.
-  A package whose ``Requires-Python`` the first interpreter does not meet is tried with the
-  next (``pipeline.runtime.interpreters``: which, in what order).
+  Only Pythons that meet the package's ``Requires-Python`` are tried, and one whose install
+  fails on a dependency's ``Requires-Python`` moves to the next (``pipeline.runtime.interpreters``:
+  which, in what order); the log says which was chosen and why. None that fits is an
+  :class:`InstallError` naming the version needed and those found.
 
 Both run with the network (the only step that has it), their caches shared between packages
 (npm and uv check every file's hash) and nothing else of the machine writable. A failed
@@ -77,7 +79,8 @@ class Plan:
     cache: Path
     sandbox: Sandbox
     hosts: Hosts
-    interpreters: Sequence[Path]
+    interpreters: Sequence[interpreters.Interpreter]
+    """the Pythons on offer (``interpreters.found``)."""
     seconds: float
     """one install step's time limit."""
     before: datetime | None = None
@@ -86,12 +89,15 @@ class Plan:
     """run npm install scripts (off: only npm itself runs while the network is there)."""
     released: datetime | None = None
     """the package version's release date: which Python it is installed for (``pipeline.runtime.interpreters``)."""
+    requires_python: str | None = None
+    """the package version's ``Requires-Python``, as its index gives it."""
 
 
 def install(package: Package, version: str, folder: Path, plan: Plan) -> Installed:
     """Install ``package`` at ``version`` into ``folder`` (made empty first)."""
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
+    plan.cache.mkdir(parents=True, exist_ok=True)  # made here: the sandbox shows only folders that exist
     step = _npm if package.registry == NPM else _pypi
     try:
         return step(package, version, folder, plan)
@@ -132,15 +138,22 @@ def _pypi(package: Package, version: str, folder: Path, plan: Plan) -> Installed
     from uv import find_uv_bin
 
     uv = Path(find_uv_bin()).resolve()
-    ordered = interpreters.ordered(plan.interpreters, arguments_for(package).python, plan.released)
+    choices = interpreters.ordered(plan.interpreters, arguments_for(package).python, plan.released,
+                                   plan.requires_python)
+    offered = interpreters.labels(plan.interpreters)
+    if not choices:
+        raise InstallError(f"needs Python {plan.requires_python} (its Requires-Python); found {offered}",
+                           f"no Python found meets Requires-Python {plan.requires_python}: found {offered}")
     logs: list[str] = []
-    for interpreter in ordered:
+    for choice in choices:
+        interpreter = choice.interpreter.path
         prefix = interpreter.resolve().parents[1]
         shutil.rmtree(folder, ignore_errors=True)
         folder.mkdir(parents=True)
         env = {"UV_CACHE_DIR": str(plan.cache / "uv"), "UV_NO_CONFIG": "1", "UV_PYTHON_DOWNLOADS": "never",
                "UV_INDEX_URL": plan.hosts.pypi_index, "UV_LINK_MODE": "copy",
                **({"UV_EXCLUDE_NEWER": _stamp(plan.before)} if plan.before else {})}
+        logs.append(f"python {choice.interpreter.label} ({choice.interpreter.found}): {choice.why}; found {offered}")
         try:
             logs.append(_sandboxed([str(uv), "venv", "--quiet", "--python", str(interpreter), str(folder)], plan,
                                    readable=[uv, prefix], writable=[folder, plan.cache], env=env))
@@ -149,11 +162,13 @@ def _pypi(package: Package, version: str, folder: Path, plan: Plan) -> Installed
                                    writable=[folder, plan.cache], env=env))
         except InstallError as exc:
             logs.append(exc.log)
-            if interpreter != ordered[-1] and any(w in exc.log.lower() for w in PYTHON_MISMATCH):
+            if choice != choices[-1] and any(w in exc.log.lower() for w in PYTHON_MISMATCH):
                 continue
-            raise InstallError(str(exc), "\n".join(logs)[-LOG_CHARS:]) from None
+            tried = ", ".join(c.interpreter.label for c in choices[:choices.index(choice) + 1])
+            reason = str(exc) if len(choices) == 1 else f"{exc} (tried Python {tried}; found {offered})"
+            raise InstallError(reason, "\n".join(logs)[-LOG_CHARS:]) from None
         return _python_server(package, folder, prefix, "\n".join(logs)[-LOG_CHARS:])
-    raise InstallError("no interpreter to install it for", "\n".join(logs))
+    raise InstallError("no interpreter to install it for", "\n".join(logs))  # pragma: no cover - choices is not empty
 
 
 def _python_server(package: Package, folder: Path, prefix: Path, log: str) -> Installed:

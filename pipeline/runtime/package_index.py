@@ -3,7 +3,8 @@
 - npm: the package document, ``GET {npm_registry}/{name}`` (``@scope%2fname``): its
   ``versions``, ``dist-tags.latest`` and ``time`` (each version's release date);
 - PyPI: the JSON simple API (PEP 691, with PEP 700's ``versions`` and ``upload-time``),
-  ``GET {pypi_index}/{normalized-name}/``: a version's release date is its first file's upload.
+  ``GET {pypi_index}/{normalized-name}/``: a version's release date is its first file's upload,
+  its ``Requires-Python`` its files' ``requires-python``.
 
 A package or version the index lacks is a :class:`PackageError` naming it and what the
 index has instead; it becomes a skipped capture, never a stop. Only these hosts are asked,
@@ -73,6 +74,8 @@ class Release:
     released_at_utc: datetime | None
     newest: str
     """the index's newest version, for the record."""
+    requires_python: str | None = None
+    """the version's ``Requires-Python`` (PyPI's ``requires-python`` of its files; None for npm or where not given)."""
 
 
 def resolve(package: Package, hosts: Hosts, *, latest: bool = False) -> Release:
@@ -120,7 +123,9 @@ def _pypi(package: Package, hosts: Hosts, latest: bool) -> Release:
     wanted = newest if latest or package.version is None else _version(package.version)
     if wanted is None or wanted not in released:
         raise PackageError(f"the PyPI index has no version {package.version} of {package.name} (newest: {newest})")
-    return Release(str(wanted), released[wanted], str(newest))
+    requires = [str(f["requires-python"]) for f in files if f.get("requires-python")
+                and _file_version(str(f.get("filename", ""))) == wanted]
+    return Release(str(wanted), released[wanted], str(newest), requires[0] if requires else None)
 
 
 def _get(url: str, package: Package, host: str, headers: Mapping[str, str] | None = None) -> Mapping[str, Any]:

@@ -316,6 +316,31 @@ def test_write_commits_in_inline_tables(tmp_path: Path) -> None:
     assert text.count("\n") == 1
 
 
+@pytest.mark.parametrize(("text", "expected"), [
+    # a literal string, a quoted key, a comment that names repo: the value is found, not the words
+    ("[[repos]]\n\"repo\" = 'a/b'  # repo = \"x/y\"\nnote = 'n'\n",
+     "[[repos]]\n\"repo\" = 'a/b'  # repo = \"x/y\"\ncommit = \"{sha}\"\nnote = 'n'\n"),
+    # the last line of a file without a final newline
+    ('[[repos]]\nnote = "n"\nrepo = "a/b"', '[[repos]]\nnote = "n"\nrepo = "a/b"\ncommit = "{sha}"'),
+    # a tab-indented entry whose comment follows the repo line
+    ('[[repos]]\n\trepo = "a/b"\n\t# after\n', '[[repos]]\n\trepo = "a/b"\n\tcommit = "{sha}"\n\t# after\n'),
+])
+def test_write_commits_places_commit_on_the_line_after_repo(tmp_path: Path, text: str, expected: str) -> None:
+    path = write(tmp_path, text)
+    manifest.write_commits(path, {1: SHA_A})
+    assert path.read_text() == expected.format(sha=SHA_A)
+
+
+def test_write_commits_many_entries_each_after_its_repo(tmp_path: Path) -> None:
+    entries = "".join(f'[[repos]]\nrepo = "o/r{n}"  # entry {n}\nnote = "{n}"\n\n' for n in range(1, 6))
+    path = write(tmp_path, entries)
+    manifest.write_commits(path, {n: f"{n:x}" * 40 for n in (5, 2, 3)})
+    lines = path.read_text().splitlines()
+    for n in (2, 3, 5):
+        assert lines[lines.index(f'repo = "o/r{n}"  # entry {n}') + 1] == f'commit = "{f"{n:x}" * 40}"'
+    assert [e.commit for e in manifest.load(path).repos] == [None, "2" * 40, "3" * 40, None, "5" * 40]
+
+
 def test_write_commits_keeps_crlf_line_ends(tmp_path: Path) -> None:
     crlf = VALID.replace("\n", "\r\n")
     path = write(tmp_path, crlf)

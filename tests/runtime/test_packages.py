@@ -132,15 +132,24 @@ def test_a_package_is_installed_for_the_python_of_its_day(tmp_path: Path) -> Non
     fakes = {}
     for minor in (11, 12, 13):
         path = tmp_path / f"python3.{minor}"
-        path.write_text(f"#!/bin/sh\necho 3 {minor}\n")
+        path.write_text(f"#!/bin/sh\necho cpython 3 {minor} 4\n")
         path.chmod(0o755)
-        fakes[minor] = path
+        fakes[minor] = interpreters.Interpreter(path, (3, minor), "PATH", 4)
     offered = [fakes[13], fakes[11], fakes[12]]
     early_2025 = datetime(2025, 2, 1, tzinfo=UTC)  # 3.13 came out in October 2024: too new for most
-    assert interpreters.ordered(offered, None, early_2025) == [fakes[12], fakes[11], fakes[13]]
-    assert interpreters.ordered(offered, "3.13", early_2025)[0] == fakes[13]  # the entry's own --python
-    assert interpreters.ordered(offered, None, None) == [fakes[13], fakes[12], fakes[11]]
-    assert interpreters.pythons({"CENSUS_PROBE_PYTHONS": f"{fakes[12]}:{fakes[11]}"}) == [fakes[12], fakes[11]]
+
+    def order(wanted: str | None, released: datetime | None, requires: str | None = None) -> list[int]:
+        return [c.interpreter.version[1] for c in interpreters.ordered(offered, wanted, released, requires)]
+
+    assert order(None, early_2025) == [12, 11, 13]
+    assert order("3.13", early_2025)[0] == 13  # the entry's own --python
+    assert order(None, None) == [13, 12, 11]
+    assert order(None, early_2025, ">=3.12") == [12, 13]  # Requires-Python first rules out what cannot work
+    assert order(None, early_2025, ">=3.11.5") == [12, 13]  # 3.11.4 is not 3.11.5
+    assert order(None, early_2025, ">=3.14") == []
+    named = interpreters.found({"CENSUS_PROBE_PYTHONS": f"{fakes[12].path}:{fakes[11].path}"})
+    assert [(i.path, i.version, i.found) for i in named] == [(fakes[12].path, (3, 12), "CENSUS_PROBE_PYTHONS"),
+                                                             (fakes[11].path, (3, 11), "CENSUS_PROBE_PYTHONS")]
 
 
 @pytest.mark.parametrize(("url", "repo"), [

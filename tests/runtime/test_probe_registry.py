@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -21,8 +22,8 @@ import pytest
 from package_hosts import Hosts, serve
 
 from pipeline.run.probe_registry import Options, Outcome, probe_packages
-from pipeline.runtime import package_index
-from pipeline.runtime.interpreters import pythons
+from pipeline.runtime import interpreters, package_index
+from pipeline.runtime.interpreters import found
 from pipeline.runtime.sandbox import Sandbox
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "packages"
@@ -62,6 +63,8 @@ def hosts() -> Iterator[Hosts]:
         running.add_wheel("census-fixture-py", "0.1.0", {"census_fixture_py.py": SERVER_PY},
                           {"census-fixture-py": "census_fixture_py:main"},
                           urls={"Documentation": "https://docs.example.org", "Source": "https://github.com/someone/else"})
+        running.add_wheel("census-fixture-future", "0.1.0", {"census_fixture_py.py": SERVER_PY},
+                          {"census-fixture-future": "census_fixture_py:main"}, requires_python=">=3.99")
         yield running
 
 
@@ -101,7 +104,7 @@ def run(tmp_path: Path, hosts: Hosts, items: list[dict[str, object]], *, db: Pat
         sandbox: Sandbox | None = None, **options: object) -> list[Outcome]:
     from pipeline.runtime.packages import packages
 
-    chosen = {"work_dir": tmp_path / "work", "jobs": 2, "seconds": 30.0, "interpreters": tuple(pythons()), **options}
+    chosen = {"work_dir": tmp_path / "work", "jobs": 2, "seconds": 30.0, "interpreters": tuple(found()), **options}
     with duckdb.connect(str(db or tmp_path / "c.duckdb")) as con:
         return probe_packages(con, packages(items), Options(**chosen),  # type: ignore[arg-type]
                               sandbox=sandbox or Sandbox(), hosts=package_index.Hosts(hosts.npm_registry,
@@ -260,3 +263,35 @@ def test_the_command_reads_a_live_registry_and_prints_what_became_of_each(tmp_pa
     with duckdb.connect(str(tmp_path / "c.duckdb"), read_only=True) as con:
         assert con.execute("SELECT count(*) FROM runtime_tools WHERE server = 'io.github.census/fixture'"
                            ).fetchone() == (2,)
+
+
+def test_the_command_as_the_readme_gives_it_works_from_an_empty_folder(tmp_path: Path, hosts: Hosts) -> None:
+    """No --work-dir, no CENSUS_PROBE_PYTHONS, a relative database: the defaults, as a newcomer runs it."""
+    dump = tmp_path / "dump.json"
+    dump.write_text(json.dumps([
+        seed_entry("io.github.census/fixture", npm("census-fixture")),
+        seed_entry("io.github.census/python", {"registry_name": "pypi", "name": "census-fixture-py"}),
+        seed_entry("io.github.census/future", {"registry_name": "pypi", "name": "census-fixture-future"})]))
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    env = {"PATH": os.environ["PATH"], "HOME": os.environ.get("HOME", str(tmp_path)),
+           "CENSUS_NPM_REGISTRY": hosts.npm_registry, "CENSUS_PYPI_INDEX": hosts.pypi_index}
+    done = subprocess.run([str(Path(sys.executable).with_name("census")), "probe-registry", "--registry-file",
+                           str(dump), "--latest"], cwd=empty, env=env, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "3 packages: 2 answered, 1 install; 4 tools received", done.stderr
+    assert "Pythons for PyPI packages: " in done.stderr
+    assert (empty / "data" / "probe" / "cache").is_dir()  # the default work folder, beside the database
+    with duckdb.connect(str(empty / "data" / "census.duckdb"), read_only=True) as con:
+        rows = dict(con.execute("SELECT server, status || ': ' || coalesce(reason, '') || ' | ' || install_log "
+                                "FROM runtime_captures").fetchall())
+    own = interpreters.version_of(Path(getattr(sys, "_base_executable", sys.executable)))
+    assert own is not None
+    assert rows["io.github.census/fixture"].startswith("ok: ")
+    python = rows["io.github.census/python"]
+    assert python.startswith("ok: ")
+    assert re.search(r"\| python 3\.\d+ \([^)]+\): (newest first|out 180 days)", python)  # which Python, and why
+    future = rows["io.github.census/future"]
+    assert future.startswith("skipped: install: needs Python >=3.99 (its Requires-Python); found ")
+    assert f"3.{own[1]} (the census's own)" in future
+    assert str(tmp_path) not in json.dumps(rows)  # this machine's paths stay out of the database
