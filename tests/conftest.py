@@ -40,3 +40,28 @@ def con(world: ReportWorld) -> Iterator[duckdb.DuckDBPyConnection]:
     connection = stats.connect(world.db)
     yield connection
     connection.close()
+
+
+# --- the documented commands and their verdicts (tests/test_doc_commands.py) ----------------
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Note whether the documented commands are among the tests, for the summary below."""
+    config.stash[_DOC_COMMANDS] = any(item.path.name == "test_doc_commands.py" for item in items)
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
+    """Every fenced command of the README and docs with its verdict: run by the suite, or needs the network."""
+    if not config.stash.get(_DOC_COMMANDS, False):
+        return
+    from doc_commands import commands
+
+    found = commands()
+    ran = sum(c.network is None for c in found)
+    terminalreporter.section(f"documented commands: {ran} run, {len(found) - ran} need the network")
+    for command in found:
+        first = command.text.splitlines()[0].split("  #")[0].strip()
+        terminalreporter.write_line(f"{command.where:20} {command.verdict[:58]:58} {first[:70]}")
+
+
+_DOC_COMMANDS = pytest.StashKey[bool]()
