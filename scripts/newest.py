@@ -1,6 +1,6 @@
 """Drift before it breaks a user: the suite on the newest versions pyproject.toml allows.
 
-    .venv/bin/python scripts/newest.py [--keep] [pytest arguments...]
+    .venv/bin/python scripts/newest.py [--lowest] [--keep] [pytest arguments...]
 
 Makes a scratch virtual environment, installs the project and its test extras into it without
 the locks (each dependency at the newest version its range allows, uv's metadata cache
@@ -9,6 +9,10 @@ refreshed so a release of today is seen), prints every package whose version dif
 does with the locked set. Exit 0 when all three pass: the locks can be refreshed
 (`scripts/lock.py --upgrade`); otherwise the first failure's exit code, and the newer versions
 printed above it are where to look. It needs PyPI; it takes about as long as the suite.
+
+``--lowest`` takes instead the oldest version each of pyproject.toml's own requirements allows
+(uv's ``lowest-direct``): whether its lower bounds are honest for those who install the library
+into an environment of their own.
 """
 
 from __future__ import annotations
@@ -42,7 +46,7 @@ def installed(python: Path) -> dict[str, str]:
 
 
 def drift(python: Path, project: Path) -> list[str]:
-    """A line for each package whose newest version is not the locked one."""
+    """A line for each package whose installed version is not the locked one."""
     try:
         locked = pins(project / TEST)
     except LockError as exc:
@@ -61,17 +65,22 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--keep", action="store_true", help="keep the scratch environment and print where it is")
+    parser.add_argument("--lowest", action="store_true",
+                        help="the oldest versions pyproject.toml's own requirements allow, not the newest")
     parser.add_argument("--project", type=Path, default=ROOT, help="the project's folder (default: this checkout)")
     args, pytest_args = parser.parse_known_args(argv)
     scratch = Path(tempfile.mkdtemp(prefix="census-newest-"))
     python = scratch / "bin" / "python"
     uv = find_uv_bin()
+    which = "lowest" if args.lowest else "newest"
     try:
         subprocess.run([uv, "venv", "--quiet", "--python", sys.executable, str(scratch)], check=True)
-        subprocess.run([uv, "pip", "install", "--quiet", "--refresh", "--python", str(python), "-e", ".[test]"],
-                       cwd=args.project, check=True)
-        newer = drift(python, args.project)
-        print(f"{len(newer)} packages newer than {TEST}" + (":" if newer else ""), *newer, sep="\n", flush=True)
+        resolution = ["--resolution", "lowest-direct"] if args.lowest else []
+        subprocess.run([uv, "pip", "install", "--quiet", "--refresh", *resolution, "--python", str(python), "-e",
+                        ".[test]"], cwd=args.project, check=True)
+        other = drift(python, args.project)
+        print(f"{len(other)} packages not at their version in {TEST}" + (":" if other else ""), *other, sep="\n",
+              flush=True)
         checks = [[str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", *pytest_args],
                   [str(scratch / "bin" / "ruff"), "check", "--no-cache", "."],
                   [str(scratch / "bin" / "mypy"), "--no-incremental", "--cache-dir", str(scratch / "mypy")]]
@@ -79,9 +88,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"+ {Path(command[0]).name} {' '.join(command[1:])}", flush=True)
             code = subprocess.run(command, cwd=args.project, check=False).returncode
             if code:
-                print(f"newest versions: {Path(command[0]).name} failed (exit {code})", file=sys.stderr)
+                print(f"{which} versions: {Path(command[0]).name} failed (exit {code})", file=sys.stderr)
                 return code
-        print("newest versions: the suite, ruff and mypy pass")
+        print(f"{which} versions: the suite, ruff and mypy pass")
         return 0
     finally:
         if args.keep:

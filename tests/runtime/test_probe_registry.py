@@ -295,3 +295,17 @@ def test_the_command_as_the_readme_gives_it_works_from_an_empty_folder(tmp_path:
     assert future.startswith("skipped: install: needs Python >=3.99 (its Requires-Python); found ")
     assert f"3.{own[1]} (the census's own)" in future
     assert str(tmp_path) not in json.dumps(rows)  # this machine's paths stay out of the database
+
+
+def test_a_named_python_that_does_not_run_is_one_line_naming_it(tmp_path: Path) -> None:
+    dump = tmp_path / "dump.json"
+    dump.write_text(json.dumps([seed_entry("io.github.census/python", {"registry_name": "pypi",
+                                                                       "name": "census-fixture-py"})]))
+    missing = tmp_path / "nowhere" / "python3.12"
+    env = {**os.environ, "CENSUS_PROBE_PYTHONS": str(missing)}
+    done = subprocess.run([sys.executable, "-m", "pipeline", "probe-registry", "--registry-file", str(dump),
+                           "--db", str(tmp_path / "c.duckdb")], env=env, capture_output=True, text=True, check=False)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines()[0] == (
+        f"census: error: CENSUS_PROBE_PYTHONS: {missing} is not a CPython 3.8 or newer that runs")
+    assert not (tmp_path / "c.duckdb").exists()
