@@ -3,7 +3,9 @@
 The tree is listed with ``git ls-tree`` and blobs are streamed with ``git cat-file --batch``,
 so nothing is checked out. Blobs that a partial clone lacks are found first with
 ``git rev-list --missing=print`` and yielded as ``missing`` members: git is never asked for
-them, so it never tries to fetch them from a remote.
+them, so it never tries to fetch them from a remote. A long command (``git log`` over a whole
+history) is read as it runs (``stream``); the cat-file reader can be asked for many blobs ahead
+of reading them (``ask``, then ``take`` in the same order), so git works while the caller counts.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import os
 import subprocess
+import tempfile
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -34,9 +37,8 @@ class GitRepo:
         self.path = path
 
     def _git(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[bytes]:
-        cmd = ["git", "-c", "protocol.allow=never", "-C", str(self.path), *args]
         try:
-            return subprocess.run(cmd, capture_output=True, check=check, env=_env())
+            return subprocess.run(self.command(*args), capture_output=True, check=check, env=_env())
         except subprocess.CalledProcessError as exc:
             reason = exc.stderr.decode("utf-8", "replace").strip().splitlines()
             raise SourceError(f"git {args[0]} failed in {self.path}: {reason[-1] if reason else exc}") from exc
@@ -57,13 +59,39 @@ class GitRepo:
         if self.resolve(commit) != commit:
             raise NotFoundError(f"commit {commit} not found in {self.path}")
 
+    def command(self, *args: str) -> list[str]:
+        """The command line of ``git ARGS`` in this repository, with every transport refused."""
+        return ["git", "-c", "protocol.allow=never", "-C", str(self.path), *args]
+
     def output(self, *args: str) -> bytes:
         """The standard output of one git command (``SourceError`` naming it when it fails)."""
         return self._git(*args).stdout
 
-    def blobs(self) -> _CatFile:
+    @contextlib.contextmanager
+    def stream(self, *args: str) -> Iterator[IO[bytes]]:
+        """The standard output of one long git command, read while it runs; read it to the end.
+
+        Leaving the block early stops the command; when it fails, ``SourceError`` names it.
+        """
+        with tempfile.TemporaryFile() as errors:
+            proc = subprocess.Popen(self.command(*args), stdout=subprocess.PIPE, stderr=errors, env=_env())
+            assert proc.stdout is not None
+            try:
+                yield proc.stdout
+            except BaseException:
+                proc.kill()
+                raise
+            finally:
+                proc.stdout.close()
+                code = proc.wait()
+            if code != 0:
+                errors.seek(0)
+                reason = errors.read().decode("utf-8", "replace").strip().splitlines()
+                raise SourceError(f"git {args[0]} failed in {self.path}: {reason[-1] if reason else code}")
+
+    def blobs(self) -> CatFile:
         """A ``git cat-file --batch`` reader of this repository's blobs (a context manager)."""
-        return _CatFile(self)
+        return CatFile(self)
 
     def committed_at(self, commit: str) -> datetime | None:
         """The committer date of ``commit`` (UTC), or ``None`` when git cannot say."""
@@ -75,7 +103,7 @@ class GitRepo:
         """Every tree entry of ``commit``; regular files come with their content as chunks."""
         missing = self._missing_objects(commit)
         entries = self._ls_tree(commit)
-        with _CatFile(self) as cat:
+        with CatFile(self) as cat:
             for mode, sha, raw_path in entries:
                 path = display_path(os.fsdecode(raw_path))
                 kind = MODES.get(mode, "other")
@@ -106,11 +134,12 @@ class GitRepo:
         return entries
 
 
-class _CatFile:
-    """One ``git cat-file --batch`` process, asked for one blob at a time."""
+class CatFile:
+    """One ``git cat-file --batch`` process: ``open`` one blob at a time, or ``ask`` for many and
+    ``take`` each answer in the same order (one thread may ask while another takes)."""
 
     def __init__(self, repo: GitRepo) -> None:
-        cmd = ["git", "-c", "protocol.allow=never", "-C", str(repo.path), "cat-file", "--batch"]
+        cmd = repo.command("cat-file", "--batch")
         self._proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=_env())
         assert self._proc.stdin is not None
         assert self._proc.stdout is not None
@@ -118,10 +147,14 @@ class _CatFile:
         self._out: IO[bytes] = self._proc.stdout
         self._left = 0
 
-    def __enter__(self) -> _CatFile:
+    def __enter__(self) -> CatFile:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Stop git (whatever it was asked) and close both pipes."""
         self._proc.kill()
         self._proc.wait()
         with contextlib.suppress(BrokenPipeError):  # closing flushes; nothing is pending after open()
@@ -130,10 +163,33 @@ class _CatFile:
 
     def open(self, sha: bytes) -> tuple[int | None, Iterator[bytes]]:
         """Ask for a blob; its size (``None`` if missing) and a chunk stream of its content."""
+        self.ask(sha)
+        self.flush()
+        return self.take()
+
+    def ask(self, sha: bytes) -> None:
+        """Ask for an object; git sees it once ``flush`` is called (or the request buffer fills)."""
         self._in.write(sha + b"\n")
+
+    def flush(self) -> None:
+        """Hand git every object asked for so far."""
         self._in.flush()
-        header = self._out.readline().split()
+
+    def done(self) -> None:
+        """Ask for nothing more: git answers what it was asked, then ends."""
+        with contextlib.suppress(OSError, ValueError):  # git has ended, or ``close`` came first
+            self._in.close()
+
+    def take(self) -> tuple[int | None, Iterator[bytes]]:
+        """The answer to the oldest request not yet taken: as ``open``; call ``finish`` after a blob."""
+        line = self._out.readline()
+        if not line.endswith(b"\n"):
+            raise SourceError("git cat-file ended early")
+        header = line.split()
         if len(header) != 3 or header[1] != b"blob":
+            if len(header) == 3 and header[2].isdigit():  # another kind of object: skip its content
+                self._left = int(header[2])
+                self.finish()
             return None, iter(())
         self._left = int(header[2])
         return self._left, self._read()

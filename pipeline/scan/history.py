@@ -4,27 +4,28 @@
 ``--first-parent``, ``--since``, ``--until``, one ref or every ref) and gives each one's totals:
 the scanner's counts (``TermCounter``: case-insensitive bytes, over regular files; symlinks and
 submodules left out, as in a scan) summed over its tree. A commit's totals are its first
-parent's plus the change its diff makes (``git diff-tree``, renames as a deletion and an
-addition), and a blob is read and counted once however many commits hold it, so a walk costs
-about the blobs that changed, not one tree per commit. A blob a partial clone lacks counts
-nothing and is recorded (``missing``), never fetched. ``matches`` finds the runs of commits whose
-totals equal published figures.
+parent's plus the change its diff makes (renames as a deletion and an addition), and a blob is
+read and counted once however many commits hold it, so a walk costs about the blobs that
+changed, not one tree per commit. The whole range is one ``git log --raw`` stream (``rawlog``)
+and every blob comes through one ``git cat-file --batch``, asked for ahead by a thread
+(``blobfeed``) while this one counts. A blob a partial clone lacks counts nothing and is
+recorded (``missing``), never fetched. ``matches`` finds the runs of commits whose totals equal
+published figures.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import NamedTuple
 
-from pipeline.fetch.gitrepo import GitRepo
+from pipeline.errors import SourceError
+from pipeline.fetch.gitrepo import CatFile, GitRepo
+from pipeline.scan.blobfeed import Feed, sides, tree_blobs
 from pipeline.scan.count import TermCounter
-
-#: git modes of the entries a scan counts (regular files); symlinks (120000) and submodules (160000) are not
-_COUNTED_MODES = (b"100644", b"100755", b"100664")
-_NO_BLOB = b"0" * 40
+from pipeline.scan.rawlog import Change
 
 
 @dataclass(frozen=True)
@@ -45,29 +46,46 @@ class CommitCounts:
 
 def walk(git_dir: Path, terms: Sequence[str], *, ref: str | None = None, all_refs: bool = False,
          first_parent: bool = False, since: str | None = None, until: str | None = None,
-         known: Mapping[str, tuple[int, ...]] | None = None) -> Iterator[CommitCounts]:
+         known: Mapping[str, tuple[int, ...]] | None = None) -> Generator[CommitCounts, None, None]:
     """Every commit of the range, oldest first, with its totals (see the module); the commits of
     ``known`` (totals a rerun has stored) are not walked again, their totals serve as bases."""
     repo = GitRepo(git_dir)
-    counter = TermCounter(terms)
-    lines = commits(git_dir, ref=ref, all_refs=all_refs, first_parent=first_parent, since=since, until=until)
+    revisions = _range(repo, ref=ref, all_refs=all_refs, first_parent=first_parent, since=since, until=until)
+    missing = _missing(repo, revisions)
+    counts: dict[bytes, tuple[int, ...] | None] = dict.fromkeys(missing)
     totals_of: dict[str, tuple[int, ...]] = dict(known or {})
-    missing = _missing(repo, _range(repo, ref=ref, all_refs=all_refs, first_parent=first_parent, since=since,
-                                    until=until))
-    blobs: dict[bytes, tuple[int, ...] | None] = dict.fromkeys(missing)
     with repo.blobs() as cat:
-        counts = _Blobs(cat, counter, blobs)
-        for commit, stamp, parents in lines:
-            if commit in totals_of:
-                continue
-            parent = parents[0] if parents else None
-            base = totals_of.get(parent) if parent else tuple(0 for _ in terms)
-            if base is None:  # a parent outside the range: its whole tree, once
-                blobs.update(dict.fromkeys(_missing(repo, ["--no-walk", parent or ""]) - blobs.keys()))
-                base = _tree_totals(repo, parent or "", counts, len(terms))
-            found = _step(repo, parent, commit, base, counts)
-            totals_of[commit] = found.totals
-            yield CommitCounts(commit, parent, stamp, found.totals, found.moved, found.missing)
+        feed = Feed(repo, revisions, cat, known=frozenset(totals_of), asked=set(missing),
+                    missing=lambda commit: _missing(repo, ["--no-walk", commit]))
+        feed.start()
+        try:
+            yield from _counted(feed, cat, TermCounter(terms), counts, totals_of)
+        except SourceError:
+            cat.close()
+            feed.close()
+            if feed.error is not None:  # cat-file ended because the feed failed: say why
+                raise feed.error from None
+            raise
+        finally:
+            cat.close()  # first: the feed may be waiting for git to take a request
+            feed.close()
+
+
+def _counted(feed: Feed, cat: CatFile, counter: TermCounter, counts: dict[bytes, tuple[int, ...] | None],
+             totals_of: dict[str, tuple[int, ...]]) -> Iterator[CommitCounts]:
+    """The feed's commits with their totals: each new blob counted as cat-file answers, in order."""
+    size = len(counter.terms)
+    for step in feed:
+        for sha in step.asked:
+            counts[sha] = _count(cat, counter)
+        counts.update(dict.fromkeys(step.absent))
+        logged = step.logged
+        parent = logged.parents[0] if logged.parents else None
+        if step.base is not None and parent is not None:  # a parent outside the range: its whole tree, once
+            totals_of[parent] = _sum(counts, step.base, size)
+        found = _step(logged.changes, totals_of[parent] if parent else (0,) * size, counts)
+        totals_of[logged.commit] = found.totals
+        yield CommitCounts(logged.commit, parent, logged.committed_at_utc, *found)
 
 
 def commits(git_dir: Path, *, ref: str | None = None, all_refs: bool = False, first_parent: bool = False,
@@ -98,68 +116,62 @@ def _missing(repo: GitRepo, revisions: list[str]) -> set[bytes]:
     return {line[1:] for line in listed.split(b"\n") if line.startswith(b"?")}
 
 
-@dataclass(frozen=True)
-class _Step:
+class _Step(NamedTuple):
     totals: tuple[int, ...]
     moved: tuple[tuple[str, tuple[int, ...]], ...]
     missing: tuple[str, ...]
 
 
-class _Blobs:
-    """Blob counts, each blob read once (``None``: the repository lacks it)."""
-
-    def __init__(self, cat: Any, counter: TermCounter, cache: dict[bytes, tuple[int, ...] | None]) -> None:
-        self.cat, self.counter, self.cache = cat, counter, cache
-
-    def of(self, sha: bytes) -> tuple[int, ...] | None:
-        if sha not in self.cache:
-            size, chunks = self.cat.open(sha)
-            self.cache[sha] = None if size is None else tuple(self.counter.count_chunks(chunks))
-            if size is not None:
-                self.cat.finish()
-        return self.cache[sha]
-
-
-def _step(repo: GitRepo, parent: str | None, commit: str, base: tuple[int, ...], blobs: _Blobs) -> _Step:
+def _step(changes: Sequence[Change], base: tuple[int, ...], counts: Mapping[bytes, tuple[int, ...] | None]) -> _Step:
     """The commit's totals from its first parent's and the diff between them."""
-    args = ["diff-tree", "-r", "-z", "--raw", "--no-renames", "--no-commit-id"]
-    raw = repo.output(*args, parent, commit) if parent else repo.output(*args, "--root", commit)
     totals, moved, missing = list(base), [], []
-    fields = raw.split(b"\0")
-    for at in range(0, len(fields) - 1, 2):
-        meta, path = fields[at].split(), fields[at + 1].decode("utf-8", "replace")
-        if len(meta) < 5:
-            continue
-        old_mode, new_mode, old_sha, new_sha = meta[0].lstrip(b":"), meta[1], meta[2], meta[3]
-        zero = (0,) * len(base)
-        old = blobs.of(old_sha) if old_mode in _COUNTED_MODES and old_sha != _NO_BLOB else zero
-        new = blobs.of(new_sha) if new_mode in _COUNTED_MODES and new_sha != _NO_BLOB else zero
+    zero = (0,) * len(base)
+    for change in changes:
+        old_sha, new_sha = sides(change)
+        old = zero if old_sha is None else counts[old_sha]
+        new = zero if new_sha is None else counts[new_sha]
+        path = change[4].decode("utf-8", "replace")
         if new is None:
             missing.append(path)
-        change = tuple(n - o for n, o in zip(new or zero, old or zero, strict=True))
-        if any(change):
-            moved.append((path, change))
-            totals = [t + c for t, c in zip(totals, change, strict=True)]
+        delta = tuple(n - o for n, o in zip(new or zero, old or zero, strict=True))
+        if any(delta):
+            moved.append((path, delta))
+            totals = [t + c for t, c in zip(totals, delta, strict=True)]
     return _Step(tuple(totals), tuple(moved), tuple(missing))
+
+
+def _count(cat: CatFile, counter: TermCounter) -> tuple[int, ...] | None:
+    """The counts of the next blob ``cat`` answers with (``None``: the repository lacks it)."""
+    size, chunks = cat.take()
+    if size is None:
+        return None
+    found = tuple(counter.count_chunks(chunks))
+    cat.finish()
+    return found
+
+
+def _sum(counts: Mapping[bytes, tuple[int, ...] | None], blobs: Sequence[bytes], size: int) -> tuple[int, ...]:
+    """The totals of a tree's regular files, given their blobs (a blob the clone lacks counts nothing)."""
+    totals = [0] * size
+    for sha in blobs:
+        if (found := counts[sha]) is not None:
+            totals = [t + c for t, c in zip(totals, found, strict=True)]
+    return tuple(totals)
 
 
 def tree_totals(git_dir: Path, commit: str, terms: Sequence[str]) -> tuple[int, ...]:
     """One commit's totals counted from its whole tree (a blob the clone lacks counts nothing)."""
     repo = GitRepo(git_dir)
+    counter = TermCounter(terms)
+    counts: dict[bytes, tuple[int, ...] | None] = dict.fromkeys(_missing(repo, ["--no-walk", commit]))
+    blobs = tree_blobs(repo, commit)
     with repo.blobs() as cat:
-        cache: dict[bytes, tuple[int, ...] | None] = dict.fromkeys(_missing(repo, ["--no-walk", commit]))
-        return _tree_totals(repo, commit, _Blobs(cat, TermCounter(terms), cache), len(terms))
-
-
-def _tree_totals(repo: GitRepo, commit: str, blobs: _Blobs, size: int) -> tuple[int, ...]:
-    """A commit's totals counted from its whole tree (a parent the walk did not reach)."""
-    totals = [0] * size
-    for entry in repo.output("ls-tree", "-r", "-z", commit).split(b"\0"):
-        meta, _, _ = entry.partition(b"\t")
-        parts = meta.split()
-        if len(parts) == 3 and parts[0] in _COUNTED_MODES and (counts := blobs.of(parts[2])) is not None:
-            totals = [t + c for t, c in zip(totals, counts, strict=True)]
-    return tuple(totals)
+        for sha in blobs:
+            if sha not in counts:
+                cat.ask(sha)
+                cat.flush()
+                counts[sha] = _count(cat, counter)
+    return _sum(counts, blobs, len(terms))
 
 
 @dataclass(frozen=True)

@@ -13,11 +13,15 @@ bases of new commits and yields only those); ``record`` adds the new commits' ro
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Sequence
 
 import duckdb
 
 from pipeline.scan.history import CommitCounts
+
+#: commits inserted by one statement (each one's rows passed as lists)
+_BATCH_COMMITS = 2048
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS history (
@@ -51,24 +55,36 @@ def known(con: duckdb.DuckDBPyConnection, repo: str, terms: Sequence[str]) -> di
 
 
 def record(con: duckdb.DuckDBPyConnection, repo: str, terms: Sequence[str], walked: Iterable[CommitCounts]) -> int:
-    """Add the rows of ``walked`` (commits not stored yet); how many commits were added."""
+    """Add the rows of ``walked`` (commits not stored yet), in order, a few thousand commits a statement;
+    how many commits were added."""
     added = 0
     con.execute("BEGIN")
     try:
-        for c in walked:
-            moment = c.committed_at_utc.replace(tzinfo=None)
-            con.executemany("INSERT INTO history VALUES (?, ?, ?, ?, ?, ?)",
-                            [(repo, c.commit, moment, c.parent, t, n) for t, n in zip(terms, c.totals, strict=True)])
-            moves = [(repo, c.commit, path, t, d) for path, change in c.moved
-                     for t, d in zip(terms, change, strict=True) if d]
-            if moves:
-                con.executemany("INSERT INTO history_moves VALUES (?, ?, ?, ?, ?)", moves)
-            added += 1
+        commits = iter(walked)
+        while batch := list(itertools.islice(commits, _BATCH_COMMITS)):
+            _insert(con, repo, terms, batch)
+            added += len(batch)
         con.execute("COMMIT")
     except BaseException:
         con.execute("ROLLBACK")
         raise
     return added
+
+
+def _insert(con: duckdb.DuckDBPyConnection, repo: str, terms: Sequence[str], batch: Sequence[CommitCounts]) -> None:
+    """The rows of ``batch``: a row per commit and term in ``history``, per moved count in ``history_moves``."""
+    totals = [(c.commit, c.committed_at_utc.replace(tzinfo=None), c.parent, t, n)
+              for c in batch for t, n in zip(terms, c.totals, strict=True)]
+    moves = [(c.commit, path, t, d) for c in batch for path, change in c.moved
+             for t, d in zip(terms, change, strict=True) if d]
+    con.execute("INSERT INTO history SELECT ?, unnest(?::VARCHAR[]), unnest(?::TIMESTAMP[]), unnest(?::VARCHAR[]),"
+                " unnest(?::VARCHAR[]), unnest(?::BIGINT[])", [repo, *_columns(totals, 5)])
+    con.execute("INSERT INTO history_moves SELECT ?, unnest(?::VARCHAR[]), unnest(?::VARCHAR[]), unnest(?::VARCHAR[]),"
+                " unnest(?::BIGINT[])", [repo, *_columns(moves, 4)])
+
+
+def _columns(rows: Sequence[tuple[object, ...]], width: int) -> list[list[object]]:
+    return [list(column) for column in zip(*rows, strict=True)] if rows else [[] for _ in range(width)]
 
 
 def moves(con: duckdb.DuckDBPyConnection, repo: str,
