@@ -96,10 +96,10 @@ RUN = {
         (_jupyter_as_root,), says=(r"Writing notebooks/05-registry-census.ipynb",), serves=r"is running at:"),
     ".venv/bin/census count --json --detect --terms dialects path/to/repo.tar.gz": Expect(
         (_file("path/to/repo.tar.gz", doc_world.archive),), says=(r'^    "server_tools": 3,$', r'^  "totals": \{$')),
-    ".venv/bin/python -c \"import duckdb; print(duckdb.connect('data/census.duckdb').sql(\\\"SELECT sdk, count(*) "
-    "tools, count(*) FILTER (WHERE annotations_source <> 'none') annotated FROM tools WHERE is_mcp GROUP BY "
-    "sdk\\\"))\"": Expect((_published,), says=(r"│\s+sdk\s+│\s+tools\s+│\s+annotated\s+│",
-                                                r"│ python-mcp\s+│\s+3 │\s+2 │")),
+    ".venv/bin/python -c \"import duckdb; con = duckdb.connect('data/census.duckdb'); "
+    "print(con.sql(\\\"SELECT sdk, count(*) tools, count(*) FILTER (WHERE annotations_source <> 'none') "
+    "annotated FROM tools WHERE is_mcp GROUP BY sdk\\\"))\"": Expect(
+        (_published,), says=(r"│\s+sdk\s+│\s+tools\s+│\s+annotated\s+│", r"│ python-mcp\s+│\s+3 │\s+2 │")),
     ".venv/bin/census discover --registry-file registry/data/seed_2025_05_16.json \\\n    --out "
     "manifests/registry-seed-2025-05.toml --name registry-seed-2025-05": Expect(
         says=(r"^manifests/registry-seed-2025-05.toml: 2 repositories",),
@@ -119,7 +119,7 @@ RUN = {
         (_file("answer.json", doc_world.answer),), says=(r"^docs: 2 tools \(1 annotated\) in 1 page$",)),
     ".venv/bin/census export --format parquet --out data/export": Expect(writes=("data/export/tools.parquet",)),
     ".venv/bin/dask scheduler": Expect(serves=r"Scheduler at:\s+tcp://\S+:8786"),
-    ".venv/bin/python -c \"import duckdb; print(duckdb.connect('data/census.duckdb').sql('SELECT * FROM "
+    ".venv/bin/python -c \"import duckdb; con = duckdb.connect('data/census.duckdb'); print(con.sql('SELECT * FROM "
     "repo_term_totals'))\"": Expect((_published,), says=(r"│\s+repo\s+│", r"getzep/zep")),
 }
 #: what a command that needs the network makes, for the commands after it
