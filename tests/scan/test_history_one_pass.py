@@ -11,7 +11,8 @@ import threading
 from pathlib import Path
 
 import pytest
-from test_history import ENV, TERMS, commit, git
+import synth
+from test_history import TERMS, commit, git
 
 from pipeline.errors import SourceError
 from pipeline.scan import history
@@ -127,10 +128,7 @@ def test_a_partial_clone_of_every_ref_counts_its_missing_blobs_as_nothing(tangle
     git(tangled, "checkout", "-q", "unmerged")
     (tangled / "big.py").write_text("destructiveHint " * 2000)
     commit(tangled, "big on a branch", 1_700_000_700)
-    git(tangled, "config", "uploadpack.allowFilter", "true")
-    clone = tmp_path / "partial"
-    subprocess.run(["git", "clone", "-q", "--bare", "--filter=blob:limit=1k", f"file://{tangled}", str(clone)],
-                   check=True, env=ENV)
+    clone = synth.partial_clone(tangled, tmp_path / "partial")
     if not promisor:  # a mirror copied without its configuration: git cannot fetch, cat-file says "missing"
         git(clone, "config", "--unset", "remote.origin.promisor")
     assert len(lacking(clone)) == 2
