@@ -82,7 +82,7 @@ def test_schema_table_lists_the_real_columns(tmp_path: Path) -> None:
         for table in ("snapshots", "term_counts", "skipped_files", "manifest_entries", "repo_term_totals", "tools",
                       "detector_exclusions", "sdk_catalog", "tool_hints_on_wire"):
             cursor = store.connection.execute(f"SELECT * FROM {table} LIMIT 0")
-            assert documented[table] == [d[0] for d in cursor.description], table
+            assert documented[table] == [d[0] for d in cursor.description or ()], table
 
 
 def test_every_probe_setting_is_documented() -> None:

@@ -62,7 +62,7 @@ class Store:
         rows = cursor.fetchall()  # fetch to the end: DuckDB keeps an unfinished result open
         if not rows:
             return None
-        return dict(zip([d[0] for d in cursor.description], rows[0], strict=True))
+        return dict(zip([d[0] for d in cursor.description or ()], rows[0], strict=True))
 
     def is_current(self, repo: str, commit: str, fetched: Fetched, terms: Sequence[str], version: str, *,
                    server_paths: Sequence[str] = ()) -> bool:
