@@ -52,9 +52,10 @@ class Hosts:
         return f"{self.url}/simple"
 
     def add_npm(self, name: str, version: str, files: Mapping[str, str], *, bin_: Any = None,
-                released: str = RELEASED, repository: Any = None) -> None:
+                released: str = RELEASED, repository: Any = None, engines: Mapping[str, str] | None = None) -> None:
         """Publish ``name@version`` whose tarball holds ``files`` (paths under ``package/``)."""
-        manifest = {"name": name, "version": version, "bin": bin_, "repository": repository}
+        manifest = {"name": name, "version": version, "bin": bin_, "repository": repository,
+                    **({"engines": dict(engines)} if engines else {})}
         archive = _tarball({"package.json": json.dumps(manifest), **files})
         file = f"{name.replace('/', '-')}-{version}.tgz"
         self.tarballs[file] = archive

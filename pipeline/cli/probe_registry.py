@@ -40,6 +40,8 @@ def arguments(parser: argparse.ArgumentParser) -> None:
                         help="take each dependency's newest version (default: as it was a day after the release)")
     parser.add_argument("--install-scripts", action="store_true",
                         help="run npm install scripts (default: not; they would run with the network)")
+    parser.add_argument("--no-stand-ins", dest="stand_ins", action="store_false",
+                        help="start servers without stand-ins for declared variables and placeholder arguments")
     parser.add_argument("--env", dest="env_names", action="append", default=[], metavar="NAME",
                         help="give this variable of yours to every server that declares it (never stored); repeatable")
     parser.add_argument("--jobs", type=int, default=2, metavar="N", help="packages at once (default: %(default)s)")
@@ -90,7 +92,7 @@ def run(args: argparse.Namespace) -> None:
     options = Options(work_dir=args.work_dir, latest=args.latest, jobs=args.jobs, seconds=args.seconds,
                       install_seconds=args.install_seconds, retry_skipped=args.retry_skipped,
                       keep_installs=args.keep_installs, dependencies_now=args.dependencies_now,
-                      install_scripts=args.install_scripts, env=given,
+                      install_scripts=args.install_scripts, env=given, stand_ins=args.stand_ins,
                       interpreters=found)
     observer = ConsoleObserver(settings)
     try:
@@ -107,22 +109,22 @@ def run(args: argparse.Namespace) -> None:
 
 
 def summary(outcomes: list[Outcome]) -> str:
-    """Packages by what became of them (answered, then the step each stopped at), and the tools received."""
-    steps: Counter[str] = Counter()
+    """Packages by what became of them (answered, then each cause of ``pipeline.runtime.causes``), and
+    the tools received."""
+    from pipeline.runtime.causes import CAUSES, classify
+
+    causes: Counter[str] = Counter()
     tools = 0
     for outcome in outcomes:
         capture = outcome.capture
         if capture is None:
-            steps["already captured"] += 1
-        elif capture.status == "ok":
-            steps["answered"] += 1
-            tools += len(capture.tools)
-        else:
-            reason = capture.reason or "skipped"
-            steps["tools/list" if reason.startswith("tools/list") else reason.split(":", 1)[0]] += 1
-    from pipeline.analysis.runtime_population import STEPS
-
-    order = ["answered", *STEPS, "already captured"]
-    ranked = sorted(steps.items(), key=lambda item: (order.index(item[0]) if item[0] in order else len(order), item[0]))
-    parts = ", ".join(f"{n} {step}" for step, n in ranked)
+            causes["already captured"] += 1
+            continue
+        tools += len(capture.tools) if capture.status == "ok" else 0
+        cause = outcome.run.cause if outcome.run is not None and outcome.run.cause else None
+        causes[cause or classify(capture.status, capture.reason).cause] += 1
+    order = [*CAUSES, "already captured"]
+    ranked = sorted(causes.items(), key=lambda item: (order.index(item[0]) if item[0] in order else len(order),
+                                                      item[0]))
+    parts = ", ".join(f"{n} {cause}" for cause, n in ranked)
     return f"{len(outcomes)} packages: {parts}; {tools} tools received"

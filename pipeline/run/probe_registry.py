@@ -32,13 +32,15 @@ from pathlib import Path
 import duckdb
 
 from pipeline.progress import Observer, SilentObserver
-from pipeline.runtime import probe as probes
+from pipeline.runtime import probe
+from pipeline.runtime.causes import classify
 from pipeline.runtime.ingest import SKIPPED, STDIO, Capture
 from pipeline.runtime.installer import Installed, InstallError, Plan, install
 from pipeline.runtime.interpreters import Interpreter, labels
 from pipeline.runtime.package_index import Hosts, PackageError, Release, resolve
 from pipeline.runtime.packages import PYPI, Package
 from pipeline.runtime.sandbox import Sandbox, environment
+from pipeline.runtime.standins import StandIn, materialize, variable_values
 from pipeline.runtime.wire import mask
 from pipeline.store.runtime import PackageRun, record_capture, set_server_repo, stored_packages
 
@@ -71,6 +73,9 @@ class Options:
     """variables given to every server that declares them (values never stored)."""
     interpreters: tuple[Interpreter, ...] = ()
     """the Pythons PyPI packages may be installed for (``interpreters.found``)."""
+    stand_ins: bool = True
+    """give declared variables and placeholder arguments a stand-in (``pipeline.runtime.standins``);
+    off: a variable the entry marks required skips the package, placeholders are left out."""
 
 
 @dataclass(frozen=True)
@@ -125,7 +130,19 @@ def _one(package: Package, stored: tuple[str | None, str | None, str] | None, op
 
     capture = None if outcome.capture is None else replace(outcome.capture, reason=local(outcome.capture.reason))
     run = None if outcome.run is None else replace(outcome.run, install_log=local(outcome.run.install_log) or "")
+    if capture is not None and run is not None:
+        found = classify(capture.status, capture.reason, _printed(capture, run))
+        run = replace(run, cause=found.cause, cause_line=local(found.line))
     return Outcome(package, capture, run)
+
+
+def _printed(capture: Capture, run: PackageRun) -> list[str]:
+    """What the package printed that tells why it failed: the install's log when the install failed,
+    else the server's stderr after what the install said of the machine's Node."""
+    log = run.install_log.splitlines()
+    if (capture.reason or "").startswith("install:"):
+        return log[-60:]
+    return [*(line for line in log if line.startswith("engines.node:")), *capture.stderr]
 
 
 def _attempt(package: Package, stored: tuple[str | None, str | None, str] | None, options: Options,
@@ -135,7 +152,7 @@ def _attempt(package: Package, stored: tuple[str | None, str | None, str] | None
     if package.transport != STDIO:
         return skip(f"transport: {package.transport}; only stdio packages are started", None)
     required = [v.name for v in package.variables if v.required and v.name not in options.env]
-    if required:
+    if required and not options.stand_ins:
         return skip(f"variables: needs {', '.join(required)} (required by the registry entry), not given", None)
     try:
         release = resolve(package, hosts, latest=options.latest)
@@ -145,11 +162,14 @@ def _attempt(package: Package, stored: tuple[str | None, str | None, str] | None
     if stored is not None and stored[:2] == (package.name, release.version) and (
             stored[2] == "ok" or not options.retry_skipped):
         return Outcome(package, None, run)
-    folder = options.work_dir / "installs" / package.registry / f"{package.name.replace('/', '+')}@{release.version}"
+    # one folder per server: two servers of one registry may be the same package, installed at once
+    folder = options.work_dir / "installs" / package.registry / \
+        f"{package.name.replace('/', '+')}@{release.version}+{package.server.replace('/', '+')}"
     try:
         installed = install(package, release.version, folder, _plan(release, options, sandbox, hosts))
-        return Outcome(package, _probe(package, installed, options, sandbox),
-                       replace(run, install_log=installed.log, repository=installed.repository))
+        capture, stood = _probe(package, installed, options, sandbox)
+        return Outcome(package, capture, replace(run, install_log=installed.log, repository=installed.repository,
+                                                 stand_ins=tuple(s.name for s in stood)))
     except InstallError as exc:
         reason = str(exc) if str(exc).startswith("install:") else f"install: {exc}"
         return skip(reason, replace(run, install_log=exc.log))
@@ -164,32 +184,41 @@ def _plan(release: Release, options: Options, sandbox: Sandbox, hosts: Hosts) ->
         release.released_at_utc + AS_RELEASED_MARGIN
     return Plan(cache=options.work_dir / "cache", sandbox=sandbox, hosts=hosts, interpreters=options.interpreters,
                 seconds=options.install_seconds, before=before, scripts=options.install_scripts,
-                released=release.released_at_utc, requires_python=release.requires_python)
+                released=release.released_at_utc, requires_python=release.requires_python,
+                stand_ins=options.stand_ins)
 
 
-def _probe(package: Package, installed: Installed, options: Options, sandbox: Sandbox) -> Capture:
+def _probe(package: Package, installed: Installed, options: Options, sandbox: Sandbox
+           ) -> tuple[Capture, list[StandIn]]:
+    """Start the installed server in the sandbox with the variables' values (the user's, the entry's,
+    stand-ins) and its arguments; its capture, and what was stood in for."""
     given = {v.name: options.env[v.name] for v in package.variables if v.name in options.env}
+    values, stood = variable_values(package.variables, given) if options.stand_ins else (given, [])
+    stood = [*stood, *installed.stand_ins]
     with tempfile.TemporaryDirectory(prefix="census-probe-home-") as home:
+        materialize(stood, Path(home))
         # its own install folder stays writable: some servers write beside their code, and it is removed after
         command = sandbox.command(installed.command, home=Path(home), readable=installed.readable[1:],
                                   writable=installed.readable[:1])
-        timeouts = probes.Timeouts(initialize_seconds=options.seconds)
-        capture = probes.probe(package.server, command, env=environment(installed.path, given), timeouts=timeouts,
+        timeouts = probe.Timeouts(initialize_seconds=options.seconds)
+        capture = probe.probe(package.server, command, env=environment(installed.path, values), timeouts=timeouts,
                                hidden=given.values())
     shown = " ".join([package.label, Path(installed.command[0]).name, *installed.command[1:]])
     reason = capture.reason
     if capture.status == SKIPPED:
-        reason = (reason or "") + _without(package, installed.left_out, given)
+        reason = (reason or "") + _started(package, installed.left_out, values, stood)
     return replace(capture, command_or_url=mask(shown, list(given.values())) or shown,
-                   reason=mask(reason, list(given.values())))
+                   reason=mask(reason, list(given.values()))), stood
 
 
-def _without(package: Package, left_out: Iterable[str], given: Mapping[str, str]) -> str:
-    """What a server that failed was started without: declared variables not given, arguments left out."""
-    missing = [v.name for v in package.variables if v.name not in given]
-    parts = ([f"variables {', '.join(missing)}"] if missing else []) + \
-        ([f"arguments {'; '.join(left_out)}"] if left_out else [])
-    return f"; started without {' and '.join(parts)} (declared by the registry entry)" if parts else ""
+def _started(package: Package, left_out: Iterable[str], values: Mapping[str, str], stood: Iterable[StandIn]) -> str:
+    """How a server that failed was started: with stand-ins, without declared variables or arguments."""
+    names = [s.name for s in stood]
+    missing = [v.name for v in package.variables if v.name not in values]
+    parts = ([f"started with stand-ins for {', '.join(names)}"] if names else []) + \
+        ([f"started without variables {', '.join(missing)}"] if missing else []) + \
+        ([f"started without arguments {'; '.join(left_out)}"] if left_out else [])
+    return f"; {'; '.join(parts)} (declared by the registry entry)" if parts else ""
 
 
 def _skipper(package: Package, options: Options) -> Callable[[str, PackageRun | None], Outcome]:

@@ -93,6 +93,9 @@ class Capture:
     """the raw ``initialize`` result (server name, version, protocol), None for a file."""
     tools: tuple[RuntimeTool, ...] = field(default=())
     """one row per tool, in the order received; empty when skipped."""
+    stderr: tuple[str, ...] = ()
+    """the last lines a stdio server wrote to its stderr, masked (not stored: read for the cause of a
+    failure, ``pipeline.runtime.causes``)."""
 
     @property
     def raw_json(self) -> str:

@@ -23,16 +23,18 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
+from functools import cache
 from pathlib import Path
-
-from packaging.utils import canonicalize_name
 
 from pipeline.errors import CensusError
 from pipeline.runtime import interpreters
+from pipeline.runtime.entry import Entry, EntryError, choose
+from pipeline.runtime.installlog import last_error
 from pipeline.runtime.package_index import Hosts
-from pipeline.runtime.package_metadata import MetadataError, npm_metadata, python_metadata
+from pipeline.runtime.package_metadata import MetadataError, node_fits, npm_metadata, python_metadata
 from pipeline.runtime.packages import NPM, Package, arguments_for
 from pipeline.runtime.sandbox import Sandbox, environment, trusted_files
+from pipeline.runtime.standins import StandIn
 
 #: the log kept of an install (its end: where the error is)
 LOG_CHARS = 4000
@@ -67,6 +69,8 @@ class Installed:
     log: str
     repository: str | None = None
     """the repository the package says it was built from (``package_metadata``)."""
+    stand_ins: tuple[StandIn, ...] = ()
+    """arguments passed as stand-ins for placeholders (``packages.arguments_for``)."""
     dependencies: str = AS_RELEASED
     """``as released`` (as they were at ``Plan.before``, or newest when no date was set) or
     ``newest`` (the dated install could not be resolved, so it was taken without the date)."""
@@ -91,6 +95,8 @@ class Plan:
     """the package version's release date: which Python it is installed for (``pipeline.runtime.interpreters``)."""
     requires_python: str | None = None
     """the package version's ``Requires-Python``, as its index gives it."""
+    stand_ins: bool = True
+    """pass a placeholder argument as a stand-in (off: leave it out)."""
 
 
 def install(package: Package, version: str, folder: Path, plan: Plan) -> Installed:
@@ -128,10 +134,12 @@ def _npm(package: Package, version: str, folder: Path, plan: Plan) -> Installed:
         metadata = npm_metadata(folder, package.name)
     except MetadataError as exc:
         raise InstallError(f"installed, but {exc}", log) from None
-    arguments = arguments_for(package, metadata.executables)
-    chosen = arguments.executable or _choose(metadata.executables, package.name.rsplit("/", 1)[-1], package, log)
-    command = (str(folder / "node_modules" / ".bin" / chosen), *arguments.passed)
-    return Installed(command, arguments.left_out, (folder, *tools), (str(tools[1]),), log, metadata.repository)
+    log = _engines(metadata.engines_node, node, package) + log
+    arguments = arguments_for(package, metadata.executables, stand_ins=plan.stand_ins)
+    entry = _entry(arguments.executable, metadata.executables, (), package, log)
+    command = (str(folder / "node_modules" / ".bin" / str(entry.executable)), *arguments.passed)
+    return Installed(command, arguments.left_out, (folder, *tools), (str(tools[1]),), entry.note + log,
+                     metadata.repository, arguments.stand_ins)
 
 
 def _pypi(package: Package, version: str, folder: Path, plan: Plan) -> Installed:
@@ -167,32 +175,50 @@ def _pypi(package: Package, version: str, folder: Path, plan: Plan) -> Installed
             tried = ", ".join(c.interpreter.label for c in choices[:choices.index(choice) + 1])
             reason = str(exc) if len(choices) == 1 else f"{exc} (tried Python {tried}; found {offered})"
             raise InstallError(reason, "\n".join(logs)[-LOG_CHARS:]) from None
-        return _python_server(package, folder, prefix, "\n".join(logs)[-LOG_CHARS:])
+        return _python_server(package, folder, prefix, "\n".join(logs)[-LOG_CHARS:], plan.stand_ins)
     raise InstallError("no interpreter to install it for", "\n".join(logs))  # pragma: no cover - choices is not empty
 
 
-def _python_server(package: Package, folder: Path, prefix: Path, log: str) -> Installed:
+def _python_server(package: Package, folder: Path, prefix: Path, log: str, stand_ins: bool) -> Installed:
     metadata = python_metadata(folder, package.name)
-    arguments = arguments_for(package, metadata.executables)
-    if arguments.module:
-        command: tuple[str, ...] = (str(folder / "bin" / "python"), "-m", arguments.module, *arguments.passed)
-    else:
-        chosen = arguments.executable or _choose(metadata.executables, package.name, package, log)
-        command = (str(folder / "bin" / chosen), *arguments.passed)
-    return Installed(command, arguments.left_out, (folder, prefix), (str(folder / "bin"),), log, metadata.repository)
+    arguments = arguments_for(package, metadata.executables, stand_ins=stand_ins)
+    entry = Entry(None, arguments.module, "") if arguments.module else \
+        _entry(arguments.executable, metadata.executables, metadata.main_modules, package, log)
+    python = str(folder / "bin" / "python")
+    command = (python, "-m", entry.module, *arguments.passed) if entry.module else \
+        (str(folder / "bin" / str(entry.executable)), *arguments.passed)
+    return Installed(command, arguments.left_out, (folder, prefix), (str(folder / "bin"),), entry.note + log,
+                     metadata.repository, arguments.stand_ins)
 
 
-def _choose(names: Mapping[str, object], preferred: str, package: Package, log: str) -> str:
-    """The one executable to start: the only one, or the one named like the package."""
-    if len(names) == 1:
-        return next(iter(names))
-    for name in names:
-        if canonicalize_name(name) == canonicalize_name(preferred):
-            return name
-    if not names:
-        raise InstallError("installed, but the package has no executable to start (no bin / console script)", log)
-    raise InstallError(f"installed, but the package has {len(names)} executables ({', '.join(sorted(names))}) "
-                       "and the registry entry names none of them", log)
+def _entry(named: str | None, executables: Mapping[str, object], modules: Sequence[str], package: Package,
+           log: str) -> Entry:
+    """What the entry names, else what ``entry.choose`` finds; ``InstallError`` when nothing fits."""
+    if named:
+        return Entry(named, None, "")
+    try:
+        found = choose(executables, package.name, package.server, modules)
+    except EntryError as exc:
+        raise InstallError(f"installed, but {exc}", log) from None
+    return replace(found, note=found.note + "\n" if found.note else "")
+
+
+def _engines(engines: str | None, node: str, package: Package) -> str:
+    """A line for the install log when the machine's Node does not meet the package's ``engines.node``."""
+    version = _node_version(node)
+    fits = node_fits(engines, version) if version else True
+    if fits is False:
+        return f"engines.node: node {version} does not meet {package.name}'s engines.node {engines!r}\n"
+    return ""
+
+
+@cache
+def _node_version(node: str) -> str | None:
+    try:
+        done = subprocess.run([node, "--version"], capture_output=True, text=True, timeout=30, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return done.stdout.strip() or None
 
 
 def _stamp(moment: datetime) -> str:
@@ -215,25 +241,5 @@ def _sandboxed(command: list[str], plan: Plan, *, readable: Sequence[Path], writ
     output = done.stdout.decode("utf-8", "replace")
     if done.returncode != 0:
         raise InstallError(f"install: {Path(command[0]).name} {command[1]} exited {done.returncode}: "
-                           f"{_last_line(output)}", output[-LOG_CHARS:])
+                           f"{last_error(output)}", output[-LOG_CHARS:])
     return output
-
-
-def _last_line(output: str) -> str:
-    """The install's last meaningful line (npm's ``npm error`` lines come last)."""
-    lines = [line.strip() for line in output.splitlines() if line.strip()]
-    errors = [n for n, line in enumerate(lines) if "error" in line.lower() and "A complete log" not in line]
-    if not errors:
-        return (lines[-1] if lines else "no output")[:300]
-    first = errors[0]
-    said = lines[first]
-    causes = [line for line in lines[first + 1:] if line.startswith("cause:")]
-    if said.rstrip().endswith(":") or "No solution found" in said:  # uv explains on the lines after
-        said += " " + " ".join(line.lstrip("╰─▶ ") for line in lines[first + 1:first + 3])
-    elif causes:  # uv's chain of causes: the last is the root
-        said += f" ({causes[-1]})"
-    elif said.startswith("npm error code"):  # npm names the code first, the error itself later
-        rest = [line.removeprefix("npm error").strip() for line in lines[first + 1:] if line.startswith("npm error")]
-        cause = next((line for line in rest if "Error: " in line), rest[0] if rest else None)
-        said = f"{said}: {cause}" if cause else said
-    return said[:400]

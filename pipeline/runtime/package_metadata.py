@@ -2,11 +2,11 @@
 was built from.
 
 - npm: ``node_modules/NAME/package.json``: ``bin`` (a path, named for the package, or a map
-  of names) and ``repository`` (a URL, ``{"url": ...}``, or the ``github:owner/name`` /
-  ``owner/name`` shorthands), else ``homepage``;
-- PyPI: the distribution's ``*.dist-info``: ``entry_points.txt``'s console scripts, and in
-  ``METADATA`` the ``Project-URL`` entries (``Source``, ``Repository``, ``Code``,
-  ``Homepage``, ...) and ``Home-page``.
+  of names), ``repository`` (a URL, ``{"url": ...}``, or the ``github:owner/name`` /
+  ``owner/name`` shorthands), else ``homepage``, and ``engines.node``;
+- PyPI: the distribution's ``*.dist-info``: ``entry_points.txt``'s console scripts, ``RECORD``'s
+  modules with a ``__main__`` (what ``python -m`` starts), and in ``METADATA`` the
+  ``Project-URL`` entries (``Source``, ``Repository``, ``Code``, ``Homepage``, ...) and ``Home-page``.
 
 The repository is read as ``owner/name`` when it is on GitHub (``pipeline.manifest.discover.GITHUB_URL``),
 so it can be held against the registry's: a package of the same name built from another
@@ -40,6 +40,10 @@ class Metadata:
     executables: dict[str, str]
     repository: str | None
     """``owner/name`` on GitHub; another host's URL as written; None when the package names none."""
+    engines_node: str | None = None
+    """npm's ``engines.node``: the Node versions the package says it runs on (an npm range)."""
+    main_modules: tuple[str, ...] = ()
+    """PyPI: the modules that ``python -m`` can start (a ``__main__.py``), shallowest first."""
 
 
 class MetadataError(ValueError):
@@ -60,7 +64,9 @@ def npm_metadata(folder: Path, name: str) -> Metadata:
     repository = document.get("repository") if isinstance(document, dict) else None
     url = repository.get("url") if isinstance(repository, dict) else repository
     homepage = document.get("homepage") if isinstance(document, dict) else None
-    return Metadata(executables, github_repo(url) or github_repo(homepage) or _text(url))
+    engines = document.get("engines") if isinstance(document, dict) else None
+    node = engines.get("node") if isinstance(engines, dict) else None
+    return Metadata(executables, github_repo(url) or github_repo(homepage) or _text(url), _text(node))
 
 
 def python_metadata(folder: Path, name: str) -> Metadata:
@@ -68,8 +74,33 @@ def python_metadata(folder: Path, name: str) -> Metadata:
     wanted = canonicalize_name(name)
     for info in folder.glob("lib/python*/site-packages/*.dist-info"):
         if canonicalize_name(info.name.removesuffix(".dist-info").rsplit("-", 1)[0]) == wanted:
-            return Metadata(_console_scripts(info), _python_repository(info))
+            return Metadata(_console_scripts(info), _python_repository(info), None, _main_modules(info))
     return Metadata({}, None)
+
+
+def _main_modules(info: Path) -> tuple[str, ...]:
+    """The packages of the distribution with a ``__main__.py`` (from its ``RECORD``), shallowest first."""
+    try:
+        lines = (info / "RECORD").read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return ()
+    found = [tuple(line.split(",", 1)[0].split("/")[:-1]) for line in lines
+             if line.split(",", 1)[0].endswith("/__main__.py")]
+    return tuple(".".join(parts) for parts in sorted(set(found), key=lambda parts: (len(parts), parts))
+                 if parts and not parts[0].endswith((".dist-info", ".data")) and all(p.isidentifier() for p in parts))
+
+
+def node_fits(engines: str | None, version: str) -> bool | None:
+    """Whether Node ``version`` (``v20.1.0``) meets an npm ``engines.node`` range; None when it cannot
+    be read (a range npm itself would not read either)."""
+    import semantic_version
+
+    if not engines:
+        return True
+    try:
+        return semantic_version.Version(version.strip().lstrip("v")) in semantic_version.NpmSpec(engines.strip())
+    except ValueError:
+        return None
 
 
 def _console_scripts(info: Path) -> dict[str, str]:

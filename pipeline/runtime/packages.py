@@ -14,8 +14,9 @@ needs: the seed puts uvx's and npx's own flags among them (``--directory PATH``,
 ``--python 3.13``, ``-y``), names a source checkout's script (``server.py``), or holds a
 placeholder for a secret (``--api-key <YOUR_KEY>``). :func:`arguments_for` decides, one general
 rule for every entry: a launcher's flag is not passed to the server (``--python X`` chooses the
-interpreter); a value that is a placeholder is left out and the capture says so (a server that
-then exits says what it was started without); every other argument is passed as written.
+interpreter), nor a source checkout's script; a value that is a placeholder is passed as a
+stand-in of its form (``pipeline.runtime.standins``: ``--host <HOST>`` as ``--host 127.0.0.1``)
+and the capture names it; every other argument is passed as written.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pipeline.manifest.discover import listed
+from pipeline.runtime.standins import StandIn, is_placeholder, stand_in
 
 NPM, PYPI = "npm", "pypi"
 REGISTRIES = (NPM, PYPI)
@@ -37,12 +39,6 @@ LAUNCHER_FLAGS = {"-y": 0, "--yes": 0, "-p": 1, "--package": 1, "--from": 1, "--
                   "--refresh": 0, "--no-cache": 0, "--isolated": 0}
 #: leading words of a launcher's command line (``uv run``, ``mcp run``, ``python``), not the server's
 LAUNCHER_WORDS = frozenset({"run", "mcp", "python", "python3", "uv", "uvx", "npx", "node"})
-#: a value written for a person to replace: <...>, ${...}, {...}, $NAME, YOUR_..., /path/to ...
-PLACEHOLDER = re.compile(
-    r"<[^>]*>|\$\{[^}]*\}|\{[^}]*\}|\$[A-Z_][A-Z0-9_]*|\byour[-_ ]|YOUR|/path/to|path/to/|ABSOLUTE"
-    r"|(?:^|=)[A-Za-z]:[\\/]|(?:^|=)/Users/|(?:^|=)~/", re.IGNORECASE)
-
-
 @dataclass(frozen=True)
 class Variable:
     """An environment variable the registry declares for a package."""
@@ -50,6 +46,13 @@ class Variable:
     name: str
     required: bool | None
     """``is_required`` / ``isRequired`` as declared; None where the entry does not say."""
+    example: str | None = None
+    """the value the entry gives: server.json's ``default`` or ``value``, else its ``description``
+    (the launch seed writes an example there: ``<YOUR_API_KEY>``, ``us-east-1``)."""
+    choices: tuple[str, ...] = ()
+    """server.json's ``choices``."""
+    fmt: str | None = None
+    """server.json's ``format`` (``string``, ``number``, ``boolean``, ``filepath``)."""
 
 
 @dataclass(frozen=True)
@@ -92,6 +95,8 @@ class Arguments:
     """``-m MODULE``: the module to run with the package's Python."""
     python: str | None
     """``--python X``: the interpreter version the entry asks for."""
+    stand_ins: tuple[StandIn, ...] = ()
+    """what was passed in place of a placeholder (``pipeline.runtime.standins``)."""
 
 
 def packages(items: Iterable[Mapping[str, Any]]) -> Iterator[Package]:
@@ -116,14 +121,21 @@ def _package(server: Mapping[str, Any], raw: Mapping[str, Any], repo: str | None
     kind = transport.get("type") if isinstance(transport, Mapping) else transport
     arguments = [*_texts(raw.get("runtimeArguments") or raw.get("runtime_arguments")),
                  *_texts(raw.get("packageArguments") or raw.get("package_arguments"))]
-    variables = tuple(Variable(str(v["name"]), _flag(v.get("isRequired", v.get("is_required"))))
-                      for v in raw.get("environmentVariables") or raw.get("environment_variables") or ()
+    variables = tuple(_variable(v) for v in raw.get("environmentVariables") or raw.get("environment_variables") or ()
                       if isinstance(v, Mapping) and v.get("name"))
     version = raw.get("version")
     return Package(server=str(server.get("name") or name), registry=registry, name=name.strip(),
                    version=version.strip() if isinstance(version, str) and version.strip() else None,
                    arguments=tuple(arguments), variables=variables, transport=str(kind or "stdio"),
                    repo=repo, subfolder=subfolder)
+
+
+def _variable(raw: Mapping[str, Any]) -> Variable:
+    example = next((str(raw[k]) for k in ("default", "value", "description") if raw.get(k) not in (None, "")), None)
+    choices = tuple(str(c) for c in raw.get("choices") or () if isinstance(c, str | int | float))
+    fmt = raw.get("format")
+    return Variable(str(raw["name"]), _flag(raw.get("isRequired", raw.get("is_required"))), example, choices,
+                    fmt if isinstance(fmt, str) else None)
 
 
 def _texts(arguments: Any) -> Iterator[str]:
@@ -145,18 +157,15 @@ def _flag(value: Any) -> bool | None:
     return value if isinstance(value, bool) else None
 
 
-def is_placeholder(text: str) -> bool:
-    """Whether ``text`` holds a value written for a person to replace."""
-    return bool(PLACEHOLDER.search(text))
-
-
-def arguments_for(package: Package, executables: Iterable[str] = ()) -> Arguments:
+def arguments_for(package: Package, executables: Iterable[str] = (), *, stand_ins: bool = True) -> Arguments:
     """The registry arguments of ``package`` split by the module doc's rule; ``executables`` are
-    the names the installed package provides (a leading word naming one selects it)."""
+    the names the installed package provides (a leading word naming one selects it). A placeholder
+    is passed as its stand-in (``stand_ins``), or left out with its flag."""
     names = {_normal(n): n for n in executables}
     words = [(word, written) for written in package.arguments for word in _split(written)]
     passed: list[str] = []
     left_out: list[str] = []
+    stood: list[StandIn] = []
     executable = module = python = None
     index = 0
     while index < len(words):
@@ -172,12 +181,18 @@ def arguments_for(package: Package, executables: Iterable[str] = ()) -> Argument
             module, step = words[index + 1][0], 2
         elif not passed and _normal(word) in names:
             executable = names[_normal(word)]
-        elif (not passed and word in LAUNCHER_WORDS | {package.name}) or is_placeholder(written) or _source_path(word):
+        elif (not passed and word in LAUNCHER_WORDS | {package.name}) or _source_path(word) or (
+                not stand_ins and is_placeholder(written)):
             left_out.append(written)
+        elif is_placeholder(word):
+            before = words[index - 1] if index else None
+            named = flag if equals else before[0] if before and before[1] == written and before[0] != word else word
+            stood.append(stand_in(named, inline if equals else word))
+            passed.append(f"{flag}={stood[-1].value}" if equals else stood[-1].value)
         else:
             passed.append(word)
         index += step
-    return Arguments(tuple(passed), tuple(dict.fromkeys(left_out)), executable, module, python)
+    return Arguments(tuple(passed), tuple(dict.fromkeys(left_out)), executable, module, python, tuple(stood))
 
 
 def _split(written: str) -> list[str]:

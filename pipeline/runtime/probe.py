@@ -33,7 +33,7 @@ import tempfile
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
@@ -49,6 +49,7 @@ from pipeline.runtime.wire import (
     COOKIE_VARIABLE,
     kill_marked,
     last_line,
+    last_lines,
     mask,
     safe_url,
 )
@@ -109,9 +110,10 @@ async def _probe_stdio(server: str, command: list[str], start: _Start, timeouts:
                                       give_up=lambda: _ignore(kill_marked(cookie)))
         finally:
             kill_marked(cookie)
-        stderr = last_line(errlog)
-    return _capture(server, outcome, transport=STDIO, target=shlex.join(command), stderr=stderr,
-                    hidden=start.hidden)
+        stderr, tail = last_line(errlog), last_lines(errlog)
+    capture = _capture(server, outcome, transport=STDIO, target=shlex.join(command), stderr=stderr,
+                       hidden=start.hidden)
+    return replace(capture, stderr=tuple(mask(line, start.hidden) or "" for line in tail))
 
 
 async def _probe_http(server: str, url: str, headers: dict[str, str], timeouts: Timeouts) -> Capture:

@@ -136,6 +136,12 @@ def transport_note(wire: Wire) -> str:
     return f" ({wire.transport_errors[-1]})" if wire.transport_errors else ""
 
 
+def last_lines(log: IO[str], count: int = 40) -> tuple[str, ...]:
+    """The last ``count`` lines of a server's stderr that are not blank, each on one line."""
+    log.seek(0)
+    return tuple(one_line(line) for line in log.read().splitlines() if line.strip())[-count:]
+
+
 def last_line(log: IO[str]) -> str:
     """The last line of a server's stderr that says something: not a stack frame, a runtime's
     version trailer (``Node.js v20.1.0``), a pointer to documentation or a line of box drawing."""

@@ -44,7 +44,10 @@ TABLES = {
     package_version VARCHAR,          -- the version installed (or asked for, when it would not install)
     package_released_at_utc TIMESTAMP,  -- that version's release date, from the package index
     package_repository VARCHAR,       -- the repository the installed package names (owner/name on GitHub)
-    install_log VARCHAR               -- the end of the install's output
+    install_log VARCHAR,              -- the end of the install's output
+    stand_ins VARCHAR[],              -- the variables and arguments given a stand-in (names, not values)
+    cause VARCHAR,                    -- answered, or why not (pipeline.runtime.causes.CAUSES)
+    cause_line VARCHAR                -- the line of the install log or the server's stderr that shows it
 """,
     "runtime_tools": """
     server VARCHAR NOT NULL,
@@ -70,11 +73,11 @@ RUNTIME_SCHEMA = "".join(f"CREATE TABLE IF NOT EXISTS {name} ({columns});\n" for
 ADDED = {"runtime_captures": ("package_registry VARCHAR", "package_name VARCHAR",
                               "package_requested_version VARCHAR", "package_version VARCHAR",
                               "package_released_at_utc TIMESTAMP", "package_repository VARCHAR",
-                              "install_log VARCHAR"),
+                              "install_log VARCHAR", "stand_ins VARCHAR[]", "cause VARCHAR", "cause_line VARCHAR"),
          "runtime_servers": ("subfolder VARCHAR",)}
 CAPTURE_COLUMNS = ("server", "captured_at_utc", "status", "reason", "transport", "command_or_url", "pages", "raw_json",
                    "package_registry", "package_name", "package_requested_version", "package_version",
-                   "package_released_at_utc", "package_repository", "install_log")
+                   "package_released_at_utc", "package_repository", "install_log", "stand_ins", "cause", "cause_line")
 
 
 @dataclass(frozen=True)
@@ -91,6 +94,12 @@ class PackageRun:
     install_log: str
     repository: str | None = None
     """the repository the installed package says it was built from (``owner/name`` on GitHub)."""
+    stand_ins: tuple[str, ...] = ()
+    """the variables and arguments it was started with stand-ins for (``pipeline.runtime.standins``)."""
+    cause: str | None = None
+    """answered, or why not (``pipeline.runtime.causes``)."""
+    cause_line: str | None = None
+    """the printed line that shows the cause."""
 
 
 def install(con: duckdb.DuckDBPyConnection) -> None:
@@ -124,10 +133,10 @@ def _replace(con: duckdb.DuckDBPyConnection, capture: Capture, package: PackageR
     for table in ("runtime_captures", "runtime_tools"):
         con.execute(f"DELETE FROM {table} WHERE server = ?", [capture.server])
     when = _naive(capture.captured_at_utc)
-    installed = [None] * 7 if package is None else [
+    installed = [None] * 10 if package is None else [
         package.registry, package.name, package.requested, package.version,
         None if package.released_at_utc is None else _naive(package.released_at_utc), package.repository,
-        package.install_log]
+        package.install_log, list(package.stand_ins), package.cause, package.cause_line]
     con.execute(f"INSERT INTO runtime_captures ({', '.join(CAPTURE_COLUMNS)}) "
                 f"VALUES ({', '.join('?' * len(CAPTURE_COLUMNS))})",
                 [capture.server, when, capture.status, capture.reason, capture.transport,

@@ -14,8 +14,9 @@ from package_hosts import serve
 from pipeline.errors import RegistryDumpError, SettingsError
 from pipeline.manifest import registry_dump
 from pipeline.runtime.package_index import Hosts, PackageError, resolve
-from pipeline.runtime.packages import Package, arguments_for, is_placeholder, packages
+from pipeline.runtime.packages import Package, arguments_for, packages
 from pipeline.runtime.sandbox import Sandbox, SandboxError
+from pipeline.runtime.standins import is_placeholder
 from pipeline.store.runtime import ensure_readable, stored_packages
 
 SEED = {"name": "io.github.acme/tool", "repository": {"url": "https://github.com/acme/tool", "source": "github"},
@@ -53,17 +54,44 @@ def test_both_shapes_of_the_registry_are_read() -> None:
     assert current.arguments == ("-y", "--mode=read", "<directory>")
 
 
-def test_launcher_flags_and_placeholders_are_left_out_and_the_rest_passed() -> None:
+def test_launcher_flags_are_left_out_placeholders_stood_in_and_the_rest_passed() -> None:
     (seed,) = packages([SEED])
     split = arguments_for(seed, ["acme-tool", "acme-admin"])
-    assert split.passed == ("--transport", "stdio", "--description", "two words")
+    assert split.passed == ("--api-key", "census-stand-in", "--transport", "stdio", "--description", "two words")
+    assert [(s.name, s.form) for s in split.stand_ins] == [("--api-key", "text")]
     assert split.executable == "acme-tool"
     assert split.python == "3.12"
     assert split.module is None
-    assert split.left_out == ("--directory /path/to/acme-tool", "--python 3.12", "--api-key <YOUR_KEY>")
+    assert split.left_out == ("--directory /path/to/acme-tool", "--python 3.12")
+    without = arguments_for(seed, ["acme-tool"], stand_ins=False)  # the placeholder and its flag left out
+    assert without.passed == ("--transport", "stdio", "--description", "two words")
+    assert without.left_out == ("--directory /path/to/acme-tool", "--python 3.12", "--api-key <YOUR_KEY>")
+    assert without.stand_ins == ()
     module = Package("s", "pypi", "p", None, ("-m p.cli", "server.py"), (), "stdio", None, None)
     assert arguments_for(module).module == "p.cli"
     assert arguments_for(module).left_out == ("server.py",)
+
+
+def test_a_placeholder_argument_gets_a_stand_in_of_its_form() -> None:
+    written = ("--fibery-host YOUR_HOST", "<vault-directory>", "--schema=/path/to/schema.graphqls", "--port <PORT>")
+    split = arguments_for(Package("s", "npm", "p", None, written, (), "stdio", None, None))
+    assert split.passed == ("--fibery-host", "127.0.0.1", "/home/census/stand-ins/vault-directory",
+                            "--schema=/home/census/stand-ins/schema.graphqls", "--port", "9")
+    assert [(s.name, s.form) for s in split.stand_ins] == [
+        ("--fibery-host", "host"), ("<vault-directory>", "folder"), ("--schema", "file"), ("--port", "port")]
+
+
+def test_a_variable_keeps_what_the_entry_says_of_its_value() -> None:
+    entry = {"name": "io.github.acme/v", "packages": [{"registryType": "npm", "identifier": "v",
+                                                       "environmentVariables": [
+        {"name": "MODE", "choices": ["read", "write"], "format": "string", "description": "The mode"},
+        {"name": "LIMIT", "default": "20", "format": "number"}]}]}
+    (package,) = packages([entry])
+    mode, limit = package.variables
+    assert (mode.example, mode.choices, mode.fmt) == ("The mode", ("read", "write"), "string")
+    assert (limit.example, limit.fmt) == ("20", "number")
+    (seed,) = packages([SEED])
+    assert seed.variables[0].example == "key"  # the launch seed writes an example in the description
 
 
 @pytest.mark.parametrize(("text", "placeholder"), [

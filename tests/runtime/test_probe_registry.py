@@ -65,6 +65,11 @@ def hosts() -> Iterator[Hosts]:
                           urls={"Documentation": "https://docs.example.org", "Source": "https://github.com/someone/else"})
         running.add_wheel("census-fixture-future", "0.1.0", {"census_fixture_py.py": SERVER_PY},
                           {"census-fixture-future": "census_fixture_py:main"}, requires_python=">=3.99")
+        running.add_wheel("census-fixture-mod", "0.1.0", {  # no console script: python -m census_fixture_mod
+            "census_fixture_mod/__init__.py": "", "census_fixture_mod/server.py": SERVER_PY,
+            "census_fixture_mod/__main__.py": "from census_fixture_mod.server import main\nmain()\n"}, {})
+        running.add_npm("census-new-node", "1.0.0", {"server.js": SERVER_JS}, bin_="server.js",
+                        engines={"node": ">=99"})
         yield running
 
 
@@ -82,8 +87,8 @@ def registry(tmp_path: Path, hosts: Hosts, secret_file: Path) -> Path:
         seed_entry("io.github.census/fixture", npm("census-fixture", args=[
             "--report", f"--check-path {secret_file}", f"--check-port {port}", "--api-key <YOUR_API_KEY>"],
             variables=[{"name": "FIXTURE_TOKEN"}]), "census-tests/fixture"),
-        seed_entry("io.github.census/needs-var", npm("@census/needs-var", args=["--needs NEEDED_KEY"],
-                                                     variables=[{"name": "NEEDED_KEY"}])),
+        # a variable the entry does not declare: no stand-in for it, the server exits saying so
+        seed_entry("io.github.census/needs-var", npm("@census/needs-var", args=["--needs NEEDED_KEY"])),
         seed_entry("io.github.census/two-bins", npm("census-two-bins")),
         seed_entry("io.github.census/missing", npm("census-missing")),
         seed_entry("io.github.census/old-version", npm("census-fixture", version="0.0.9")),
@@ -134,15 +139,14 @@ def test_every_package_is_a_capture_whose_reason_names_its_step(first_run: tuple
     assert needs[1] is not None
     assert needs[1].startswith("initialize: ")
     assert "NEEDED_KEY environment variable is required" in needs[1]
-    assert "started without variables NEEDED_KEY" in needs[1]
     assert reasons["io.github.census/two-bins"][1] == (
-        "install: installed, but the package has 2 executables (a, b) and the registry entry names none of them")
+        "install: installed, but the package has 2 executables (a, b) and neither the registry entry nor their "
+        "names say which is the server")
     assert reasons["io.github.census/missing"][1] == (
         "resolve: the npm registry has no package census-missing (HTTP 404)")
     assert reasons["io.github.census/old-version"][1] == (
         "resolve: the npm registry has no version 0.0.9 of census-fixture (newest: 1.0.0)")
-    assert reasons["io.github.census/required"][1] == (
-        "variables: needs REQUIRED_KEY (required by the registry entry), not given")
+    assert reasons["io.github.census/required"] == ("ok", None)  # a required variable gets a stand-in
     assert reasons["io.github.census/remote"][1] == "transport: streamable-http; only stdio packages are started"
 
 
@@ -168,7 +172,7 @@ def test_no_secret_is_stored_or_sent(first_run: tuple[dict[str, Outcome], Path],
     assert SECRET not in text
     assert TOKEN not in text
     assert str(db.parent / "work") not in kept  # the install folders are written $CENSUS_PROBE_DIR
-    assert "$CENSUS_PROBE_DIR/installs/npm/@census+needs-var@1.0.0/node_modules" in kept  # its stderr named it
+    assert "$CENSUS_PROBE_DIR/installs/npm/@census+needs-var@1.0.0+io.github.census+needs-var/node_modules" in kept
     assert all(TOKEN not in json.dumps(headers) for _, headers in hosts.requests)
     assert all("authorization" not in {k.lower() for k in headers} for _, headers in hosts.requests)
 
@@ -187,7 +191,8 @@ def test_captures_keep_the_package_and_pair_with_the_repository(first_run: tuple
     assert "census-fixture-py==0.1.0" in row[4]
     assert pairs == {"io.github.census/fixture": "census-tests/fixture", "io.github.census/python": "census-tests/py"}
     # what each package says it was built from: the registry's repository, or (a taken name) another
-    assert built_from == {"io.github.census/fixture": "census-tests/fixture", "io.github.census/python": "someone/else"}
+    assert built_from == {"io.github.census/fixture": "census-tests/fixture", "io.github.census/python": "someone/else",
+                          "io.github.census/required": "census-tests/fixture"}
 
 
 def test_a_second_run_installs_nothing_it_has_captured(tmp_path: Path, hosts: Hosts, secret_file: Path) -> None:
@@ -279,7 +284,7 @@ def test_the_command_as_the_readme_gives_it_works_from_an_empty_folder(tmp_path:
     done = subprocess.run([str(Path(sys.executable).with_name("census")), "probe-registry", "--registry-file",
                            str(dump), "--latest"], cwd=empty, env=env, capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "3 packages: 2 answered, 1 install; 4 tools received", done.stderr
+    assert done.stdout.strip() == "3 packages: 2 answered, 1 interpreter; 4 tools received", done.stderr
     assert "Pythons for PyPI packages: " in done.stderr
     assert (empty / "data" / "probe" / "cache").is_dir()  # the default work folder, beside the database
     with duckdb.connect(str(empty / "data" / "census.duckdb"), read_only=True) as con:
@@ -309,3 +314,57 @@ def test_a_named_python_that_does_not_run_is_one_line_naming_it(tmp_path: Path) 
     assert done.stderr.strip().splitlines()[0] == (
         f"census: error: CENSUS_PROBE_PYTHONS: {missing} is not a CPython 3.8 or newer that runs")
     assert not (tmp_path / "c.duckdb").exists()
+
+
+def test_declared_variables_and_placeholder_arguments_get_stand_ins(tmp_path: Path, hosts: Hosts) -> None:
+    item = seed_entry("io.github.census/stood", npm("census-fixture", args=["--report", "--check-path <vault-dir>"],
+                                                    variables=[{"name": "ACME_API_KEY", "description": "<YOUR_KEY>"},
+                                                               {"name": "ACME_REGION", "description": "eu-west-1"},
+                                                               {"name": "ACME_URL", "description": "<url>"}]))
+    (outcome,) = run(tmp_path, hosts, [item])
+    assert outcome.capture is not None
+    assert outcome.capture.status == "ok"
+    names = {t.tool_name for t in outcome.capture.tools}
+    assert {"seen-ACME_API_KEY", "seen-ACME_REGION", "seen-ACME_URL", "path-visible"} <= names
+    with duckdb.connect(str(tmp_path / "c.duckdb"), read_only=True) as con:
+        row = con.execute("SELECT stand_ins, cause, cause_line FROM runtime_captures").fetchone()
+    # the entry's own region is its value, not a stand-in
+    assert row == (["ACME_API_KEY", "ACME_URL", "--check-path"], "answered", None)
+
+
+def test_without_stand_ins_a_required_variable_skips_the_package(tmp_path: Path, hosts: Hosts) -> None:
+    item = seed_entry("io.github.census/required", npm("census-fixture", variables=[
+        {"name": "REQUIRED_KEY", "is_required": True}]))
+    (outcome,) = run(tmp_path, hosts, [item], stand_ins=False)
+    assert outcome.capture is not None
+    assert outcome.capture.reason == "variables: needs REQUIRED_KEY (required by the registry entry), not given"
+    assert outcome.run is not None
+    assert outcome.run.cause == "needs a value"
+
+
+def test_every_failure_is_stored_with_its_cause_and_line(first_run: tuple[dict[str, Outcome], Path]) -> None:
+    _, db = first_run
+    with duckdb.connect(str(db), read_only=True) as con:
+        causes = {s: (c, line) for s, c, line in con.execute(
+            "SELECT server, cause, cause_line FROM runtime_captures").fetchall()}
+    assert causes["io.github.census/fixture"] == ("answered", None)
+    assert causes["io.github.census/missing"][0] == "resolve"
+    assert causes["io.github.census/remote"][0] == "not stdio"
+    assert causes["io.github.census/two-bins"][0] == "entry point"
+    cause, line = causes["io.github.census/needs-var"]
+    assert cause == "needs a value"
+    assert line is not None
+    assert line.startswith("Error: NEEDED_KEY environment variable is required ($CENSUS_PROBE_DIR/installs/")
+
+
+def test_a_module_with_a_main_starts_and_an_old_node_is_noted(tmp_path: Path, hosts: Hosts) -> None:
+    items = [seed_entry("io.github.census/mod", {"registry_name": "pypi", "name": "census-fixture-mod"}),
+             seed_entry("io.github.census/new-node", npm("census-new-node"))]
+    outcomes = by_server(run(tmp_path, hosts, items))
+    mod, new_node = outcomes["io.github.census/mod"], outcomes["io.github.census/new-node"]
+    assert mod.capture is not None
+    assert mod.capture.status == "ok"
+    assert mod.run is not None
+    assert "entry point: python -m census_fixture_mod: no console script" in mod.run.install_log
+    assert new_node.run is not None
+    assert "does not meet census-new-node's engines.node '>=99'" in new_node.run.install_log
