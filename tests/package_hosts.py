@@ -69,12 +69,13 @@ class Hosts:
 
     def add_wheel(self, name: str, version: str, modules: Mapping[str, str], scripts: Mapping[str, str], *,
                   released: str = RELEASED, urls: Mapping[str, str] | None = None,
-                  requires_python: str = ">=3.8") -> None:
+                  requires_python: str = ">=3.8", requires: tuple[str, ...] = ()) -> None:
         """Publish a wheel of ``name==version`` holding ``modules`` with console ``scripts``,
-        ``Project-URL`` entries ``urls`` (label -> URL) and ``Requires-Python``."""
+        ``Project-URL`` entries ``urls`` (label -> URL), ``Requires-Python`` and ``Requires-Dist`` ``requires``."""
         normal = name.replace("-", "_")
         file = f"{normal}-{version}-py3-none-any.whl"
-        wheel = _wheel(normal, version, modules, scripts, urls=urls or {}, requires_python=requires_python)
+        wheel = _wheel(normal, version, modules, scripts, urls=urls or {}, requires_python=requires_python,
+                       requires=requires)
         self.wheels[file] = wheel
         self.pypi.setdefault(name, []).append({
             "filename": file, "url": f"{self.url}/files/{file}",
@@ -94,12 +95,13 @@ def _tarball(files: Mapping[str, str]) -> bytes:
 
 
 def _wheel(normal: str, version: str, modules: Mapping[str, str], scripts: Mapping[str, str], *,
-           urls: Mapping[str, str], requires_python: str) -> bytes:
+           urls: Mapping[str, str], requires_python: str, requires: tuple[str, ...] = ()) -> bytes:
     info = f"{normal}-{version}.dist-info"
     links = "".join(f"Project-URL: {label}, {url}\n" for label, url in urls.items())
     files = {**modules,
              f"{info}/METADATA": f"Metadata-Version: 2.1\nName: {normal}\nVersion: {version}\n"
-                                 f"Requires-Python: {requires_python}\n{links}",
+                                 f"Requires-Python: {requires_python}\n{links}"
+                                 + "".join(f"Requires-Dist: {r}\n" for r in requires),
              f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: census-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
              f"{info}/entry_points.txt": "[console_scripts]\n" + "".join(f"{k} = {v}\n" for k, v in scripts.items())}
     record = "".join(

@@ -200,10 +200,13 @@ def export_arguments(parser: argparse.ArgumentParser) -> None:
 def report_arguments(parser: argparse.ArgumentParser) -> None:
     """``report``: the database, a manifest and a folder."""
     _db_option(parser)
-    parser.add_argument("--manifest", metavar="NAME", help="a manifest name stored in the database, or a manifest "
-                                                           "file (default: the only one stored)")
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument("--manifest", metavar="NAME", help="a manifest name stored in the database, or a manifest "
+                                                          "file (default: the only one stored)")
+    which.add_argument("--runtime", metavar="NAME", help="instead: the runtime census of the database (census "
+                                                         "probe-registry), named NAME")
     parser.add_argument("--out", dest="out_dir", type=Path, metavar="DIR",
-                        help="folder to write (default: reports/<manifest name>)")
+                        help="folder to write (default: reports/<manifest name>, or reports/<runtime NAME>)")
 
 
 def probe_arguments(parser: argparse.ArgumentParser) -> None:

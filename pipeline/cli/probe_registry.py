@@ -12,15 +12,20 @@ from __future__ import annotations
 import argparse
 from collections import Counter
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from pipeline.cli.args import env_option, existing_file, positive_float
+from pipeline.cli.args import env_option, existing_path, positive_float
 from pipeline.cli.commands import EXIT_FAILED, EXIT_USAGE, LOCKED_TIP, UsageError, env_values, fail
 from pipeline.errors import CensusError, RegistryDumpError, SettingsError, StoreLockedError
 from pipeline.settings import DEFAULT_DB, ENV, Settings
 
 if TYPE_CHECKING:  # imported when the command runs: every other `census` call starts without them
+    import duckdb
+
+    from pipeline.progress import Observer
     from pipeline.run.probe_registry import Outcome
+    from pipeline.runtime.package_index import Hosts
+    from pipeline.runtime.packages import Package
 
 #: where installs and caches go (``--work-dir``; a relative path is taken from the current folder)
 WORK_VARIABLE, DEFAULT_WORK_DIR = "CENSUS_PROBE_DIR", Path("data/probe")
@@ -29,11 +34,15 @@ WORK_VARIABLE, DEFAULT_WORK_DIR = "CENSUS_PROBE_DIR", Path("data/probe")
 def arguments(parser: argparse.ArgumentParser) -> None:
     """``probe-registry``: the registry, what to install, how long to wait, where to keep things."""
     source = parser.add_mutually_exclusive_group(required=True)
-    source.add_argument("--registry-file", type=existing_file, metavar="FILE",
-                        help="a registry dump: the seed's list of servers, or saved /v0/servers pages")
+    source.add_argument("--registry-file", type=existing_path, metavar="FILE",
+                        help="a registry dump (the seed's list of servers, or saved /v0/servers pages), or a "
+                             "checkout of a package catalog with one JSON file per server under packages/")
     source.add_argument("--registry", metavar="URL", help="a live registry's root, e.g. https://registry.modelcontextprotocol.io")
     parser.add_argument("--server", dest="servers", action="append", default=[], metavar="NAME",
                         help="only this registry server (repeatable)")
+    parser.add_argument("--sample", type=int, metavar="N", help="a seeded random sample: packages drawn until N "
+                                                                  "resolve on their index (with the ones between)")
+    parser.add_argument("--seed", type=int, default=2026, metavar="S", help="the sample's seed (default: %(default)s)")
     parser.add_argument("--latest", action="store_true", help="install each package's newest version, not the one "
                                                               "the registry entry names")
     parser.add_argument("--dependencies-now", action="store_true",
@@ -61,7 +70,6 @@ def arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> None:
     """Read the registry, check the sandbox, probe every package, print the summary."""
     from pipeline.cli.console import ConsoleObserver
-    from pipeline.manifest import discover, registry_dump
     from pipeline.run.probe_registry import Options, probe_packages
     from pipeline.runtime import interpreters
     from pipeline.runtime.package_index import Hosts
@@ -72,15 +80,13 @@ def run(args: argparse.Namespace) -> None:
     settings = Settings.from_env(db_path=args.db_path)
     if args.jobs < 1:
         raise UsageError("expected a whole number of 1 or more", "--jobs")
+    if args.sample is not None and args.sample < 1:
+        raise UsageError("expected a whole number of 1 or more", "--sample")
     given = env_values(args.env_names)
     try:
         sandbox = Sandbox.from_env()
         sandbox.check()
-        if args.registry_file is not None:
-            items = [item for _, item in registry_dump.items(args.registry_file, with_packages=True)]
-        else:
-            items = [item for page in discover.registry_pages(args.registry, settings) for item in page]
-        wanted = [p for p in packages(items) if not args.servers or p.server in args.servers]
+        wanted = [p for p in packages(_items(args, settings)) if not args.servers or p.server in args.servers]
         found = tuple(interpreters.found()) if any(p.registry == PYPI for p in wanted) else ()
     except (RegistryDumpError, SettingsError) as exc:
         fail(settings, str(exc), EXIT_USAGE)
@@ -95,9 +101,12 @@ def run(args: argparse.Namespace) -> None:
                       install_scripts=args.install_scripts, env=given, stand_ins=args.stand_ins,
                       interpreters=found)
     observer = ConsoleObserver(settings)
+    hosts = Hosts.from_env()
     try:
         with Store(settings.db_path) as store:
-            outcomes = probe_packages(store.connection, wanted, options, sandbox=sandbox, hosts=Hosts.from_env(),
+            if args.sample is not None:
+                wanted = _sample(store.connection, wanted, args, hosts, observer)
+            outcomes = probe_packages(store.connection, wanted, options, sandbox=sandbox, hosts=hosts,
                                       observer=observer)
     except StoreLockedError as exc:
         fail(settings, f"{exc}\n{LOCKED_TIP}", EXIT_FAILED)
@@ -106,6 +115,35 @@ def run(args: argparse.Namespace) -> None:
     finally:
         observer.close()
     print(settings.redact(summary(outcomes)), flush=True)
+
+
+def _items(args: argparse.Namespace, settings: Settings) -> list[dict[str, Any]]:
+    """The registry's server objects: a package catalog's, a dump's, or a live registry's pages."""
+    from pipeline.manifest import catalog, discover, registry_dump
+
+    path = args.registry_file
+    if path is not None and catalog.is_catalog(path):
+        return [item for _, item in catalog.items(path)]
+    if path is not None:
+        if path.is_dir():
+            raise RegistryDumpError(f"{path}: a folder, but not a package catalog (no packages/)")
+        return [item for _, item in registry_dump.items(path, with_packages=True)]
+    return [item for page in discover.registry_pages(args.registry, settings) for item in page]
+
+
+def _sample(con: duckdb.DuckDBPyConnection, packages: list[Package], args: argparse.Namespace, hosts: Hosts,
+            observer: Observer) -> list[Package]:
+    """The seeded sample (``pipeline.run.draw``), recorded in ``runtime_draws``; its packages in draw order."""
+    from pipeline.run.draw import draw
+    from pipeline.store.runtime import record_draw
+
+    made = draw(packages, args.sample, args.seed, hosts, latest=args.latest, jobs=max(4, args.jobs * 4))
+    source = str(args.registry_file or args.registry)
+    record_draw(con, [(d.package.server, d.index, d.resolved) for d in made.drawn], seed=made.seed,
+                wanted=made.wanted, offered=made.offered, source=source)
+    observer.note(f"sample: {len(made.drawn)} of {made.offered} packages drawn (seed {made.seed}) until "
+                  f"{made.resolved} resolved")
+    return [d.package for d in made.drawn]
 
 
 def summary(outcomes: list[Outcome]) -> str:

@@ -26,7 +26,7 @@ from pipeline.analysis.history import FINDINGS_SCHEMA
 from pipeline.analysis.history import SCHEMA as HISTORY_SCHEMA
 from pipeline.errors import ManifestError
 from pipeline.manifest import manifests
-from pipeline.report import plots
+from pipeline.report import plots, runtime_census
 from pipeline.report import population as report_population
 from pipeline.report.data import RUNTIME_TABLES, TABLES, ReportData
 from pipeline.report.markdown import render
@@ -34,7 +34,8 @@ from pipeline.report.tables import AGREEMENT_CHART, CHARTS, HISTORY_CHART, markd
 from pipeline.store import schema
 
 __all__ = ["CHARTS", "ReportData", "charts", "choose_manifest", "collect", "export", "load", "markdown_table",
-           "no_runtime_frames", "png_bytes", "rebuild", "render", "runtime_frames", "write", "write_from_db"]
+           "no_runtime_frames", "png_bytes", "rebuild", "render", "runtime_frames", "write", "write_from_db",
+           "write_runtime_from_db"]
 
 DATA_DIR = "data"
 
@@ -147,7 +148,18 @@ def rebuild(folder: Path) -> list[Path]:
     meta = json.loads((folder / DATA_DIR / "report.json").read_text(encoding="utf-8"))
     if meta.get("layout") == report_population.LAYOUT:
         return report_population.write(report_population.load(folder), folder)
+    if meta.get("layout") == runtime_census.LAYOUT:
+        return runtime_census.write(runtime_census.load(folder), folder)
     return write(load(folder), folder)
+
+
+def write_runtime_from_db(db: Path, name: str, out: Path | None) -> list[Path]:
+    """``census report --runtime NAME``: the runtime census of ``db`` into ``out`` (default ``reports/NAME``)."""
+    con = stats.connect(db)
+    try:
+        return runtime_census.write(runtime_census.collect(con, name), out or Path("reports") / name)
+    finally:
+        con.close()
 
 
 def write_from_db(db: Path, wanted: str | None, out: Path | None) -> list[Path]:

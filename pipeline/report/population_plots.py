@@ -55,15 +55,17 @@ def sdk_coverage_chart(by_sdk: pl.DataFrame) -> Figure:
     return figure
 
 
-def funnel_chart(funnel: pl.DataFrame) -> Figure:
-    """``runtime_population.probe_funnel``: the packages that stopped at each step (``ok``: answered)."""
+def funnel_chart(funnel: pl.DataFrame, ok: str = "ok", what: str = "step") -> Figure:
+    """``runtime_population.probe_funnel`` (or ``runtime_census.cause_funnel``, its ``cause`` as
+    ``step``): the packages that stopped at each step or for each cause (``ok``: answered)."""
     steps, counts = funnel["step"].to_list(), funnel["packages"].to_list()
     figure = Figure(figsize=(WIDTH_INCHES, 0.35 * len(steps) + 1.4), layout="constrained")
     ax = figure.subplots()
-    colours = [ANNOTATED_COLOUR if step == "ok" else LOOKALIKE_COLOUR for step in steps]
+    colours = [ANNOTATED_COLOUR if step == ok else LOOKALIKE_COLOUR for step in steps]
     bars = ax.barh(steps[::-1], counts[::-1], color=colours[::-1])
     ax.bar_label(bars, padding=2, fontsize="small")
-    ax.set_xlabel("registry packages (ok: answered tools/list; the others stopped at that step)")
-    ax.set_title(f"{sum(counts)} registry packages by the step they reached")
+    ax.set_xlabel(f"registry packages ({ok}: answered tools/list; the others: the {what} that stopped them)")
+    ax.set_title(f"{sum(counts)} registry packages by the {what} they reached" if what == "step" else
+                 f"{sum(counts)} registry packages: answered, or why not")
     ax.spines[["top", "right"]].set_visible(False)
     return figure

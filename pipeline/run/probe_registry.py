@@ -169,7 +169,7 @@ def _attempt(package: Package, stored: tuple[str | None, str | None, str] | None
         installed = install(package, release.version, folder, _plan(release, options, sandbox, hosts))
         capture, stood = _probe(package, installed, options, sandbox)
         return Outcome(package, capture, replace(run, install_log=installed.log, repository=installed.repository,
-                                                 stand_ins=tuple(s.name for s in stood)))
+                                                 stand_ins=tuple(s.name for s in stood), sdk=installed.sdk))
     except InstallError as exc:
         reason = str(exc) if str(exc).startswith("install:") else f"install: {exc}"
         return skip(reason, replace(run, install_log=exc.log))

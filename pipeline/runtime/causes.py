@@ -47,6 +47,9 @@ TIMEOUT, CRASHED, NOT_STDIO = "timeout", "crashed", "not stdio"
 #: the closed list, in the order a funnel shows it
 CAUSES = (ANSWERED, RESOLVE, NO_ARTIFACT, BUILD, INTERPRETER, ENTRY_POINT, DRIFT, VALUE, NETWORK, TIMEOUT, CRASHED,
           NOT_STDIO)
+#: the census's own notes in an install log (which Python and why, which entry point, which dates): not
+#: what the package printed
+NOTES = re.compile(r"^(?:python \d+\.\d+ \(|entry point: |dependencies as of )")
 #: the causes an install's log can show, and those only an install can have
 INSTALL_CAUSES = (INTERPRETER, ENTRY_POINT, NO_ARTIFACT, BUILD, TIMEOUT, CRASHED)
 INSTALL_ONLY = (NO_ARTIFACT, BUILD)
@@ -56,8 +59,11 @@ RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((cause, re.compile(patter
     (CRASHED, r"cannot open shared object file|GLIBC_\d|version `GLIBCXX|Illegal instruction|Segmentation fault"),
     (INTERPRETER, r"needs Python|requires-python|does not satisfy Python|python_version|Python>=|engines\.node|"
                   r"Please (?:update|upgrade) Node|requires Node(?:\.js)? (?:version )?v?\d|Unsupported engine|"
-                  r"EBADENGINE|node: bad option|Node\.js v?\d+(?:\.\d+)* is not supported"),
-    (ENTRY_POINT, r"executables? \(|no executable|has no attribute '?main'?|is a package and cannot be directly "
+                  r"EBADENGINE|node: bad option|Node\.js v?\d+(?:\.\d+)* is not supported|"
+                  # globals a newer Node has (WebSocket: 22, File: 20, navigator: 21)
+                  r"ReferenceError: (?:WebSocket|File|navigator|CustomEvent|CloseEvent) is not defined"),
+    (ENTRY_POINT, r"executables? \(|no executable|Error while finding module specification|"
+                  r"has no attribute '?main'?|is a package and cannot be directly "
                   r"executed|No module named '?__main__|cannot be directly executed|spawn \S+ ENOENT|"
                   r"exec format error|not a console script"),
     (DRIFT, r"No module named '?[\w.]+\.|cannot import name|ImportError|ERR_PACKAGE_PATH_NOT_EXPORTED|"
@@ -108,7 +114,7 @@ def classify(status: str, reason: str | None, printed: Iterable[str] = ()) -> Ca
         return Cause(VALUE, reason)
     installing = step == "install"
     rules = [(c, p) for c, p in RULES if (c in INSTALL_CAUSES if installing else c not in INSTALL_ONLY)]
-    lines = [line.strip() for line in [reason, *printed] if line.strip()]
+    lines = [line.strip() for line in [reason, *printed] if line.strip() and not NOTES.match(line.strip())]
     for line in reversed(lines):  # the last line that says something is the nearest to what went wrong
         for cause, pattern in rules:
             if pattern.search(line):

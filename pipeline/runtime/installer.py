@@ -22,16 +22,20 @@ import subprocess
 import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
-from functools import cache
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from pipeline.errors import CensusError
-from pipeline.runtime import interpreters
+from pipeline.runtime import interpreters, nodes
 from pipeline.runtime.entry import Entry, EntryError, choose
 from pipeline.runtime.installlog import last_error
 from pipeline.runtime.package_index import Hosts
-from pipeline.runtime.package_metadata import MetadataError, node_fits, npm_metadata, python_metadata
+from pipeline.runtime.package_metadata import (
+    MetadataError,
+    installed_sdk,
+    npm_metadata,
+    python_metadata,
+)
 from pipeline.runtime.packages import NPM, Package, arguments_for
 from pipeline.runtime.sandbox import Sandbox, environment, trusted_files
 from pipeline.runtime.standins import StandIn
@@ -45,6 +49,9 @@ PYTHON_MISMATCH = ("requires-python", "requires python", "python>=", "python_ver
 #: what a dated install's resolver says when a dependency had no version yet at that date
 UNRESOLVED = ("ETARGET", "No solution found", "with a date before")
 AS_RELEASED, NEWEST = "as released", "newest"
+#: a dated install that cannot be resolved (a dependency it names was released a little later, or
+#: re-uploaded) is tried again this much later, then with the newest of everything
+LATER = (timedelta(days=7), timedelta(days=30))
 
 
 class InstallError(CensusError):
@@ -71,6 +78,8 @@ class Installed:
     """the repository the package says it was built from (``package_metadata``)."""
     stand_ins: tuple[StandIn, ...] = ()
     """arguments passed as stand-ins for placeholders (``packages.arguments_for``)."""
+    sdk: str | None = None
+    """the MCP SDK installed with it (``package_metadata.installed_sdk``)."""
     dependencies: str = AS_RELEASED
     """``as released`` (as they were at ``Plan.before``, or newest when no date was set) or
     ``newest`` (the dated install could not be resolved, so it was taken without the date)."""
@@ -105,17 +114,26 @@ def install(package: Package, version: str, folder: Path, plan: Plan) -> Install
     folder.mkdir(parents=True)
     plan.cache.mkdir(parents=True, exist_ok=True)  # made here: the sandbox shows only folders that exist
     step = _npm if package.registry == NPM else _pypi
-    try:
-        return step(package, version, folder, plan)
-    except InstallError as exc:
-        if plan.before is None or not any(word in exc.log for word in UNRESOLVED):
-            raise
-        shutil.rmtree(folder, ignore_errors=True)
-        folder.mkdir(parents=True)
-        installed = step(package, version, folder, replace(plan, before=None))
-        note = (f"dependencies as of {_stamp(plan.before)} could not be resolved ({exc}); "
-                "took the newest instead\n")
-        return replace(installed, log=(note + installed.log)[-LOG_CHARS:], dependencies=NEWEST)
+    notes = ""
+    dates = [plan.before, *(plan.before + later for later in LATER)] if plan.before else [None]
+    for before in dates:
+        try:
+            installed = step(package, version, folder, replace(plan, before=before))
+        except InstallError as exc:
+            if before is None or not any(word in exc.log for word in UNRESOLVED):
+                raise
+            notes += f"dependencies as of {_stamp(before)} could not be resolved ({exc}); "
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir(parents=True)
+            continue
+        if not notes:
+            return installed
+        note = notes + (f"took them as of {_stamp(before)}\n" if before else "took the newest instead\n")
+        return replace(installed, log=(note + installed.log)[-LOG_CHARS:],
+                       dependencies=AS_RELEASED if before else NEWEST)
+    installed = step(package, version, folder, replace(plan, before=None))
+    return replace(installed, log=(notes + "took the newest instead\n" + installed.log)[-LOG_CHARS:],
+                   dependencies=NEWEST)
 
 
 def _npm(package: Package, version: str, folder: Path, plan: Plan) -> Installed:
@@ -134,12 +152,12 @@ def _npm(package: Package, version: str, folder: Path, plan: Plan) -> Installed:
         metadata = npm_metadata(folder, package.name)
     except MetadataError as exc:
         raise InstallError(f"installed, but {exc}", log) from None
-    log = _engines(metadata.engines_node, node, package) + log
+    log = nodes.engines_note(metadata.engines_node, node, package.name) + log
     arguments = arguments_for(package, metadata.executables, stand_ins=plan.stand_ins)
     entry = _entry(arguments.executable, metadata.executables, (), package, log)
     command = (str(folder / "node_modules" / ".bin" / str(entry.executable)), *arguments.passed)
     return Installed(command, arguments.left_out, (folder, *tools), (str(tools[1]),), entry.note + log,
-                     metadata.repository, arguments.stand_ins)
+                     metadata.repository, arguments.stand_ins, installed_sdk(folder, NPM))
 
 
 def _pypi(package: Package, version: str, folder: Path, plan: Plan) -> Installed:
@@ -188,7 +206,7 @@ def _python_server(package: Package, folder: Path, prefix: Path, log: str, stand
     command = (python, "-m", entry.module, *arguments.passed) if entry.module else \
         (str(folder / "bin" / str(entry.executable)), *arguments.passed)
     return Installed(command, arguments.left_out, (folder, prefix), (str(folder / "bin"),), entry.note + log,
-                     metadata.repository, arguments.stand_ins)
+                     metadata.repository, arguments.stand_ins, installed_sdk(folder, "pypi"))
 
 
 def _entry(named: str | None, executables: Mapping[str, object], modules: Sequence[str], package: Package,
@@ -201,24 +219,6 @@ def _entry(named: str | None, executables: Mapping[str, object], modules: Sequen
     except EntryError as exc:
         raise InstallError(f"installed, but {exc}", log) from None
     return replace(found, note=found.note + "\n" if found.note else "")
-
-
-def _engines(engines: str | None, node: str, package: Package) -> str:
-    """A line for the install log when the machine's Node does not meet the package's ``engines.node``."""
-    version = _node_version(node)
-    fits = node_fits(engines, version) if version else True
-    if fits is False:
-        return f"engines.node: node {version} does not meet {package.name}'s engines.node {engines!r}\n"
-    return ""
-
-
-@cache
-def _node_version(node: str) -> str | None:
-    try:
-        done = subprocess.run([node, "--version"], capture_output=True, text=True, timeout=30, check=False)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return done.stdout.strip() or None
 
 
 def _stamp(moment: datetime) -> str:

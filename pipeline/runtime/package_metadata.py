@@ -142,3 +142,26 @@ def github_repo(url: Any) -> str | None:
 
 def _text(value: Any) -> str | None:
     return value.strip() if isinstance(value, str) and value.strip() else None
+
+
+#: the SDKs every other one of its language builds on: named only when no other is installed
+BASE_SDKS = ("python-mcp", "ts-mcp")
+
+
+def installed_sdk(folder: Path, registry: str) -> str | None:
+    """The MCP SDK (``pipeline.scan.detect.sdks`` key) installed with a package in ``folder``: the one
+    among its dependencies, a framework (fastmcp, mastra, ...) before the official SDK it builds on."""
+    from pipeline.scan.detect.sdks import SDKS
+
+    language = "typescript" if registry == "npm" else "python"
+    if registry == "npm":
+        present = {p.parent.relative_to(folder / "node_modules").as_posix()
+                   for p in (folder / "node_modules").glob("*/package.json")} | \
+            {p.parent.relative_to(folder / "node_modules").as_posix()
+             for p in (folder / "node_modules").glob("@*/*/package.json")}
+    else:
+        present = {canonicalize_name(info.name.removesuffix(".dist-info").rsplit("-", 1)[0])
+                   for info in folder.glob("lib/python*/site-packages/*.dist-info")}
+    found = [sdk.key for sdk in SDKS.values() if sdk.is_mcp and sdk.language == language and any(
+        (name if registry == "npm" else canonicalize_name(name)) in present for name in sdk.packages)]
+    return next((key for key in found if key not in BASE_SDKS), found[0] if found else None)

@@ -9,7 +9,8 @@ Tables (created by :func:`install`, which ``schema.install`` calls):
 - ``runtime_tools``: one row per tool of a server's ``ok`` capture, hints in the
   ``true`` / ``false`` / ``unset`` vocabulary of ``tools`` (see ``pipeline.runtime.ingest``);
 - ``runtime_servers``: which repository holds each server's source, for
-  ``pipeline.analysis.runtime.static_vs_runtime``.
+  ``pipeline.analysis.runtime.static_vs_runtime``;
+- ``runtime_draws``: the seeded sample ``census probe-registry --sample`` drew (the latest draw).
 
 A capture replaces the server's previous one in one transaction, except that a skipped
 capture never replaces an ``ok`` one (as a scanned snapshot is never replaced by a later
@@ -47,7 +48,8 @@ TABLES = {
     install_log VARCHAR,              -- the end of the install's output
     stand_ins VARCHAR[],              -- the variables and arguments given a stand-in (names, not values)
     cause VARCHAR,                    -- answered, or why not (pipeline.runtime.causes.CAUSES)
-    cause_line VARCHAR                -- the line of the install log or the server's stderr that shows it
+    cause_line VARCHAR,               -- the line of the install log or the server's stderr that shows it
+    package_sdk VARCHAR               -- the MCP SDK installed with the package (tools.sdk's names)
 """,
     "runtime_tools": """
     server VARCHAR NOT NULL,
@@ -61,6 +63,15 @@ TABLES = {
     annotations_json VARCHAR,         -- NULL: no annotations key
     raw_json VARCHAR NOT NULL
 """,
+    "runtime_draws": """
+    server VARCHAR NOT NULL,
+    draw_index INTEGER NOT NULL,      -- its place in the seeded draw, from 1
+    resolved BOOLEAN NOT NULL,        -- its package version exists on its index
+    seed BIGINT NOT NULL,             -- census probe-registry --seed
+    wanted INTEGER NOT NULL,          -- --sample: drawn until this many resolved
+    offered INTEGER NOT NULL,         -- the npm and PyPI packages the draw was made from
+    source VARCHAR NOT NULL           -- the registry file or URL drawn from
+""",
     "runtime_servers": """
     server VARCHAR PRIMARY KEY,
     repo VARCHAR NOT NULL,
@@ -73,11 +84,13 @@ RUNTIME_SCHEMA = "".join(f"CREATE TABLE IF NOT EXISTS {name} ({columns});\n" for
 ADDED = {"runtime_captures": ("package_registry VARCHAR", "package_name VARCHAR",
                               "package_requested_version VARCHAR", "package_version VARCHAR",
                               "package_released_at_utc TIMESTAMP", "package_repository VARCHAR",
-                              "install_log VARCHAR", "stand_ins VARCHAR[]", "cause VARCHAR", "cause_line VARCHAR"),
+                              "install_log VARCHAR", "stand_ins VARCHAR[]", "cause VARCHAR", "cause_line VARCHAR",
+                              "package_sdk VARCHAR"),
          "runtime_servers": ("subfolder VARCHAR",)}
 CAPTURE_COLUMNS = ("server", "captured_at_utc", "status", "reason", "transport", "command_or_url", "pages", "raw_json",
                    "package_registry", "package_name", "package_requested_version", "package_version",
-                   "package_released_at_utc", "package_repository", "install_log", "stand_ins", "cause", "cause_line")
+                   "package_released_at_utc", "package_repository", "install_log", "stand_ins", "cause", "cause_line",
+                   "package_sdk")
 
 
 @dataclass(frozen=True)
@@ -100,6 +113,8 @@ class PackageRun:
     """answered, or why not (``pipeline.runtime.causes``)."""
     cause_line: str | None = None
     """the printed line that shows the cause."""
+    sdk: str | None = None
+    """the MCP SDK installed with the package."""
 
 
 def install(con: duckdb.DuckDBPyConnection) -> None:
@@ -133,10 +148,10 @@ def _replace(con: duckdb.DuckDBPyConnection, capture: Capture, package: PackageR
     for table in ("runtime_captures", "runtime_tools"):
         con.execute(f"DELETE FROM {table} WHERE server = ?", [capture.server])
     when = _naive(capture.captured_at_utc)
-    installed = [None] * 10 if package is None else [
+    installed = [None] * 11 if package is None else [
         package.registry, package.name, package.requested, package.version,
         None if package.released_at_utc is None else _naive(package.released_at_utc), package.repository,
-        package.install_log, list(package.stand_ins), package.cause, package.cause_line]
+        package.install_log, list(package.stand_ins), package.cause, package.cause_line, package.sdk]
     con.execute(f"INSERT INTO runtime_captures ({', '.join(CAPTURE_COLUMNS)}) "
                 f"VALUES ({', '.join('?' * len(CAPTURE_COLUMNS))})",
                 [capture.server, when, capture.status, capture.reason, capture.transport,
@@ -212,3 +227,15 @@ def forget_server(con: duckdb.DuckDBPyConnection, server: str) -> None:
 def _naive(moment: datetime) -> datetime:
     """UTC as a naive timestamp (the ``_utc`` suffix of the column says the zone)."""
     return moment.astimezone(UTC).replace(tzinfo=None)
+
+
+def record_draw(con: duckdb.DuckDBPyConnection, rows: list[tuple[str, int, bool]], *, seed: int, wanted: int,
+                offered: int, source: str) -> None:
+    """Replace the stored draw with ``rows`` (server, draw index, resolved) of one seeded sample."""
+    install(con)
+    con.execute("BEGIN TRANSACTION")
+    con.execute("DELETE FROM runtime_draws")
+    if rows:
+        con.executemany("INSERT INTO runtime_draws VALUES (?, ?, ?, ?, ?, ?, ?)",
+                        [[server, index, resolved, seed, wanted, offered, source] for server, index, resolved in rows])
+    con.execute("COMMIT")

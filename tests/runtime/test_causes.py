@@ -31,7 +31,15 @@ from pipeline.runtime.causes import CAUSES, classify
     ("initialize: closed", ["engines.node: node v20.1.0 does not meet x's engines.node '>=22'", "SyntaxError: x"],
      "interpreter", "engines.node: node"),
     ("initialize: closed", ["ImportError: libodbc.so.2: cannot open shared object file"], "crashed", "ImportError"),
+    ("initialize: closed", ["ReferenceError: WebSocket is not defined"], "interpreter", "ReferenceError"),
+    ("initialize: closed", ["Please update Node.js: https://nodejs.org"], "interpreter", "Please update"),
     ("initialize: not answered within 60 s", [], "timeout", "initialize: not answered"),
+    # the census's own note of which Python and why is not what the package said
+    ("install: installed, but the package has no executable to start",
+     ["python 3.13 (pyenv): out 180 days before ..., within Requires-Python >=3.13; found 3.13 (pyenv)"],
+     "entry point", "install: installed"),
+    ("initialize: closed", ["/x/bin/python: Error while finding module specification for 'p.cli' (ModuleNotFound"
+                            "Error: No module named 'p')"], "entry point", "/x/bin/python"),
     ("initialize: the server exited (code 1)", ["something happened"], "crashed", "initialize: the server exited"),
 ])
 def test_each_failure_is_one_cause_with_the_line_that_shows_it(reason: str, printed: list[str], cause: str,

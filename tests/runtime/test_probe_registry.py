@@ -70,6 +70,11 @@ def hosts() -> Iterator[Hosts]:
             "census_fixture_mod/__main__.py": "from census_fixture_mod.server import main\nmain()\n"}, {})
         running.add_npm("census-new-node", "1.0.0", {"server.js": SERVER_JS}, bin_="server.js",
                         engines={"node": ">=99"})
+        # a server released on April 1st that needs a helper uploaded three days later
+        running.add_wheel("census-late-helper", "1.0.0", {"census_late_helper.py": ""}, {},
+                          released="2025-04-04T12:00:00.000Z")
+        running.add_wheel("census-fixture-late", "0.1.0", {"census_fixture_py.py": SERVER_PY},
+                          {"census-fixture-late": "census_fixture_py:main"}, requires=("census-late-helper>=1.0",))
         yield running
 
 
@@ -368,3 +373,14 @@ def test_a_module_with_a_main_starts_and_an_old_node_is_noted(tmp_path: Path, ho
     assert "entry point: python -m census_fixture_mod: no console script" in mod.run.install_log
     assert new_node.run is not None
     assert "does not meet census-new-node's engines.node '>=99'" in new_node.run.install_log
+
+
+def test_dependencies_a_few_days_newer_than_the_release_are_taken_from_a_later_date(tmp_path: Path,
+                                                                                   hosts: Hosts) -> None:
+    item = seed_entry("io.github.census/late", {"registry_name": "pypi", "name": "census-fixture-late"})
+    (outcome,) = run(tmp_path, hosts, [item])
+    assert outcome.capture is not None
+    assert outcome.capture.status == "ok"
+    assert outcome.run is not None
+    assert "dependencies as of 2025-04-02T12:00:00Z could not be resolved" in outcome.run.install_log
+    assert "took them as of 2025-04-09T12:00:00Z" in outcome.run.install_log  # a week later, not the newest
