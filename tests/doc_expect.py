@@ -115,6 +115,11 @@ RUN = {
         says=(r"^roles-local: MCP tools by role, 2 repositories \(2 scanned\)$",), writes=("data/roles.duckdb",)),
     ".venv/bin/census probe-registry --registry-file seed_2025_05_16.json --latest --jobs 2": Expect(
         (_file("seed_2025_05_16.json", doc_world.seed),), says=(PROBED,)),
+    ".venv/bin/census probe-registry --registry-file awesome-mcp-registry --sample 400 --latest --jobs 4 --db "
+    "data/community.duckdb": Expect(says=(r"^sample: 3 of 3 packages drawn \(seed 2026\) until 2 resolved$",
+                                         r"^3 packages: 2 answered, 1 resolve; \d+ tools received$")),
+    ".venv/bin/census report --runtime community --db data/community.duckdb": Expect(
+        writes=("reports/community/README.md", "reports/community/packages.md", "reports/community/cause-funnel.png")),
     ".venv/bin/census ingest-tools-list answer.json --server docs --repo owner/docs-server": Expect(
         (_file("answer.json", doc_world.answer),), says=(r"^docs: 2 tools \(1 annotated\) in 1 page$",)),
     ".venv/bin/census export --format parquet --out data/export": Expect(writes=("data/export/tools.parquet",)),
@@ -130,6 +135,8 @@ STAND_INS: dict[str, Given] = {
     ".venv/bin/census probe-registry --registry https://registry.modelcontextprotocol.io --latest --jobs 2":
         lambda folder, world, env: run(f".venv/bin/census probe-registry --registry {world.registry.url} --latest "
                                         "--jobs 2", folder, env),
+    "git clone https://github.com/toolsdk-ai/awesome-mcp-registry":
+        lambda folder, world, env: doc_world.catalog(folder / "awesome-mcp-registry"),
     "git clone https://github.com/modelcontextprotocol/registry":
         _file("registry/data/seed_2025_05_16.json", doc_world.seed),
     "grep '^repo = ' manifests/registry-seed-2025-05.toml | cut -d'\"' -f2 | while read -r repo; do\n  [ -d "

@@ -94,6 +94,19 @@ def seed(path: Path) -> None:
                                 for name, (repo, _, registry, package) in SERVERS.items()]))
 
 
+def catalog(folder: Path) -> None:
+    """A community catalog's checkout: the registry's servers, one JSON file each, and one no index has."""
+    runtimes = {"npm": "node", "pypi": "python"}
+    entries = {name.rsplit("/", 1)[-1]: {"packageName": package, "runtime": runtimes[registry],
+                                         "url": f"https://github.com/{repo}", "env": {}}
+               for name, (repo, _, registry, package) in SERVERS.items()}
+    entries["gone"] = {"packageName": "census-docs-not-on-npm", "runtime": "node"}
+    for name, entry in entries.items():
+        path = folder / "packages" / "tools" / f"{name}.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({"type": "mcp-server", **entry}))
+
+
 def mirrors(folder: Path, manifest: Path) -> None:
     """What the mirror loop of docs/REGISTRY.md makes: a clone of each repository the manifest lists."""
     trees = {repo: tree for repo, tree, _, _ in SERVERS.values()}

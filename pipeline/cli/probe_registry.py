@@ -49,6 +49,8 @@ def arguments(parser: argparse.ArgumentParser) -> None:
                         help="take each dependency's newest version (default: as it was a day after the release)")
     parser.add_argument("--install-scripts", action="store_true",
                         help="run npm install scripts (default: not; they would run with the network)")
+    parser.add_argument("--machine-node", dest="newer_node", action="store_false",
+                        help="run every npm server on the machine's Node, never on a newer one from npm")
     parser.add_argument("--no-stand-ins", dest="stand_ins", action="store_false",
                         help="start servers without stand-ins for declared variables and placeholder arguments")
     parser.add_argument("--env", dest="env_names", action="append", default=[], metavar="NAME",
@@ -99,6 +101,7 @@ def run(args: argparse.Namespace) -> None:
                       install_seconds=args.install_seconds, retry_skipped=args.retry_skipped,
                       keep_installs=args.keep_installs, dependencies_now=args.dependencies_now,
                       install_scripts=args.install_scripts, env=given, stand_ins=args.stand_ins,
+                      newer_node=args.newer_node,
                       interpreters=found)
     observer = ConsoleObserver(settings)
     hosts = Hosts.from_env()

@@ -64,7 +64,8 @@ def funnel_chart(funnel: pl.DataFrame, ok: str = "ok", what: str = "step") -> Fi
     colours = [ANNOTATED_COLOUR if step == ok else LOOKALIKE_COLOUR for step in steps]
     bars = ax.barh(steps[::-1], counts[::-1], color=colours[::-1])
     ax.bar_label(bars, padding=2, fontsize="small")
-    ax.set_xlabel(f"registry packages ({ok}: answered tools/list; the others: the {what} that stopped them)")
+    ax.set_xlabel("registry packages (ok: answered tools/list; the others stopped at that step)" if what == "step"
+                  else f"registry packages ({ok}: tools/list; the others: the {what} that stopped them)")
     ax.set_title(f"{sum(counts)} registry packages by the {what} they reached" if what == "step" else
                  f"{sum(counts)} registry packages: answered, or why not")
     ax.spines[["top", "right"]].set_visible(False)

@@ -33,12 +33,12 @@ import duckdb
 
 from pipeline.progress import Observer, SilentObserver
 from pipeline.runtime import probe
-from pipeline.runtime.causes import classify
+from pipeline.runtime.causes import INTERPRETER, classify
 from pipeline.runtime.ingest import SKIPPED, STDIO, Capture
-from pipeline.runtime.installer import Installed, InstallError, Plan, install
+from pipeline.runtime.installer import Installed, InstallError, Plan, install, with_newer_node
 from pipeline.runtime.interpreters import Interpreter, labels
 from pipeline.runtime.package_index import Hosts, PackageError, Release, resolve
-from pipeline.runtime.packages import PYPI, Package
+from pipeline.runtime.packages import NPM, PYPI, Package
 from pipeline.runtime.sandbox import Sandbox, environment
 from pipeline.runtime.standins import StandIn, materialize, variable_values
 from pipeline.runtime.wire import mask
@@ -73,6 +73,8 @@ class Options:
     """variables given to every server that declares them (values never stored)."""
     interpreters: tuple[Interpreter, ...] = ()
     """the Pythons PyPI packages may be installed for (``interpreters.found``)."""
+    newer_node: bool = True
+    """run an npm server that needs a newer Node than the machine's on one from npm (``pipeline.runtime.nodes``)."""
     stand_ins: bool = True
     """give declared variables and placeholder arguments a stand-in (``pipeline.runtime.standins``);
     off: a variable the entry marks required skips the package, placeholders are left out."""
@@ -166,8 +168,14 @@ def _attempt(package: Package, stored: tuple[str | None, str | None, str] | None
     folder = options.work_dir / "installs" / package.registry / \
         f"{package.name.replace('/', '+')}@{release.version}+{package.server.replace('/', '+')}"
     try:
-        installed = install(package, release.version, folder, _plan(release, options, sandbox, hosts))
+        plan = _plan(release, options, sandbox, hosts)
+        installed = install(package, release.version, folder, plan)
         capture, stood = _probe(package, installed, options, sandbox)
+        if _too_old_a_node(package, capture, installed, plan):  # it said so without engines.node: a newer one
+            newer = with_newer_node(installed, plan)
+            if newer is not None:
+                installed = newer
+                capture, stood = _probe(package, installed, options, sandbox)
         return Outcome(package, capture, replace(run, install_log=installed.log, repository=installed.repository,
                                                  stand_ins=tuple(s.name for s in stood), sdk=installed.sdk))
     except InstallError as exc:
@@ -178,6 +186,13 @@ def _attempt(package: Package, stored: tuple[str | None, str | None, str] | None
             shutil.rmtree(folder, ignore_errors=True)
 
 
+def _too_old_a_node(package: Package, capture: Capture, installed: Installed, plan: Plan) -> bool:
+    """Whether an npm server failed for its Node on the machine's (not a newer one yet)."""
+    return (package.registry == NPM and plan.newer_node and capture.status == SKIPPED
+            and not installed.log.startswith("node: ")
+            and classify(capture.status, capture.reason, capture.stderr).cause == INTERPRETER)
+
+
 def _plan(release: Release, options: Options, sandbox: Sandbox, hosts: Hosts) -> Plan:
     """The install's plan: dependencies as of a day after the release (the day's other uploads)."""
     before = None if options.dependencies_now or release.released_at_utc is None else \
@@ -185,7 +200,7 @@ def _plan(release: Release, options: Options, sandbox: Sandbox, hosts: Hosts) ->
     return Plan(cache=options.work_dir / "cache", sandbox=sandbox, hosts=hosts, interpreters=options.interpreters,
                 seconds=options.install_seconds, before=before, scripts=options.install_scripts,
                 released=release.released_at_utc, requires_python=release.requires_python,
-                stand_ins=options.stand_ins)
+                stand_ins=options.stand_ins, newer_node=options.newer_node)
 
 
 def _probe(package: Package, installed: Installed, options: Options, sandbox: Sandbox

