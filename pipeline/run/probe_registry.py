@@ -22,62 +22,32 @@ Values of variables given to servers (``env``) are never stored: they are masked
 from __future__ import annotations
 
 import shutil
-import tempfile
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import duckdb
 
 from pipeline.progress import Observer, SilentObserver
-from pipeline.runtime import probe
-from pipeline.runtime.causes import INTERPRETER, classify
+from pipeline.run.probe_options import Options
+from pipeline.run.probe_start import start
+from pipeline.runtime.causes import classify
 from pipeline.runtime.ingest import SKIPPED, STDIO, Capture
-from pipeline.runtime.installer import Installed, InstallError, Plan, install, with_newer_node
-from pipeline.runtime.interpreters import Interpreter, labels
+from pipeline.runtime.installer import InstallError, Plan, install
+from pipeline.runtime.interpreters import labels
 from pipeline.runtime.package_index import Hosts, PackageError, Release, resolve
-from pipeline.runtime.packages import NPM, PYPI, Package
-from pipeline.runtime.sandbox import Sandbox, environment
-from pipeline.runtime.standins import StandIn, materialize, variable_values
+from pipeline.runtime.packages import PYPI, Package
+from pipeline.runtime.sandbox import Sandbox
 from pipeline.runtime.wire import mask
 from pipeline.store.runtime import PackageRun, record_capture, set_server_repo, stored_packages
+
+__all__ = ["RESUMED", "Options", "Outcome", "probe_packages"]
 
 #: ``probe_packages`` outcomes besides a capture's status
 RESUMED = "already captured"
 #: dependencies are taken as they were this long after the package's release
 AS_RELEASED_MARGIN = timedelta(days=1)
-
-
-@dataclass(frozen=True)
-class Options:
-    """How ``census probe-registry`` runs."""
-
-    work_dir: Path
-    """install folders and the npm / uv caches (``--work-dir``, ``CENSUS_PROBE_DIR``); a relative
-    path is taken from the current folder (the sandbox starts each command in its own HOME)."""
-    latest: bool = False
-    """install the newest version, not the one the registry entry names."""
-    jobs: int = 2
-    seconds: float = 60.0
-    """a started server's time to initialize (then each tools/list page has ``Timeouts.page_seconds``)."""
-    install_seconds: float = 600.0
-    retry_skipped: bool = False
-    keep_installs: bool = False
-    dependencies_now: bool = False
-    """take each dependency's newest version, not the one there was when the package was released."""
-    install_scripts: bool = False
-    """run npm install scripts (they would have the network)."""
-    env: Mapping[str, str] = field(default_factory=dict)
-    """variables given to every server that declares them (values never stored)."""
-    interpreters: tuple[Interpreter, ...] = ()
-    """the Pythons PyPI packages may be installed for (``interpreters.found``)."""
-    newer_node: bool = True
-    """run an npm server that needs a newer Node than the machine's on one from npm (``pipeline.runtime.nodes``)."""
-    stand_ins: bool = True
-    """give declared variables and placeholder arguments a stand-in (``pipeline.runtime.standins``);
-    off: a variable the entry marks required skips the package, placeholders are left out."""
 
 
 @dataclass(frozen=True)
@@ -170,12 +140,7 @@ def _attempt(package: Package, stored: tuple[str | None, str | None, str] | None
     try:
         plan = _plan(release, options, sandbox, hosts)
         installed = install(package, release.version, folder, plan)
-        capture, stood = _probe(package, installed, options, sandbox)
-        if _too_old_a_node(package, capture, installed, plan):  # it said so without engines.node: a newer one
-            newer = with_newer_node(installed, plan)
-            if newer is not None:
-                installed = newer
-                capture, stood = _probe(package, installed, options, sandbox)
+        capture, stood, installed = start(package, installed, options, sandbox, plan)
         return Outcome(package, capture, replace(run, install_log=installed.log, repository=installed.repository,
                                                  stand_ins=tuple(s.name for s in stood), sdk=installed.sdk))
     except InstallError as exc:
@@ -186,13 +151,6 @@ def _attempt(package: Package, stored: tuple[str | None, str | None, str] | None
             shutil.rmtree(folder, ignore_errors=True)
 
 
-def _too_old_a_node(package: Package, capture: Capture, installed: Installed, plan: Plan) -> bool:
-    """Whether an npm server failed for its Node on the machine's (not a newer one yet)."""
-    return (package.registry == NPM and plan.newer_node and capture.status == SKIPPED
-            and not installed.log.startswith("node: ")
-            and classify(capture.status, capture.reason, capture.stderr).cause == INTERPRETER)
-
-
 def _plan(release: Release, options: Options, sandbox: Sandbox, hosts: Hosts) -> Plan:
     """The install's plan: dependencies as of a day after the release (the day's other uploads)."""
     before = None if options.dependencies_now or release.released_at_utc is None else \
@@ -201,39 +159,6 @@ def _plan(release: Release, options: Options, sandbox: Sandbox, hosts: Hosts) ->
                 seconds=options.install_seconds, before=before, scripts=options.install_scripts,
                 released=release.released_at_utc, requires_python=release.requires_python,
                 stand_ins=options.stand_ins, newer_node=options.newer_node)
-
-
-def _probe(package: Package, installed: Installed, options: Options, sandbox: Sandbox
-           ) -> tuple[Capture, list[StandIn]]:
-    """Start the installed server in the sandbox with the variables' values (the user's, the entry's,
-    stand-ins) and its arguments; its capture, and what was stood in for."""
-    given = {v.name: options.env[v.name] for v in package.variables if v.name in options.env}
-    values, stood = variable_values(package.variables, given) if options.stand_ins else (given, [])
-    stood = [*stood, *installed.stand_ins]
-    with tempfile.TemporaryDirectory(prefix="census-probe-home-") as home:
-        materialize(stood, Path(home))
-        # its own install folder stays writable: some servers write beside their code, and it is removed after
-        command = sandbox.command(installed.command, home=Path(home), readable=installed.readable[1:],
-                                  writable=installed.readable[:1])
-        timeouts = probe.Timeouts(initialize_seconds=options.seconds)
-        capture = probe.probe(package.server, command, env=environment(installed.path, values), timeouts=timeouts,
-                               hidden=given.values())
-    shown = " ".join([package.label, Path(installed.command[0]).name, *installed.command[1:]])
-    reason = capture.reason
-    if capture.status == SKIPPED:
-        reason = (reason or "") + _started(package, installed.left_out, values, stood)
-    return replace(capture, command_or_url=mask(shown, list(given.values())) or shown,
-                   reason=mask(reason, list(given.values()))), stood
-
-
-def _started(package: Package, left_out: Iterable[str], values: Mapping[str, str], stood: Iterable[StandIn]) -> str:
-    """How a server that failed was started: with stand-ins, without declared variables or arguments."""
-    names = [s.name for s in stood]
-    missing = [v.name for v in package.variables if v.name not in values]
-    parts = ([f"started with stand-ins for {', '.join(names)}"] if names else []) + \
-        ([f"started without variables {', '.join(missing)}"] if missing else []) + \
-        ([f"started without arguments {'; '.join(left_out)}"] if left_out else [])
-    return f"; {'; '.join(parts)} (declared by the registry entry)" if parts else ""
 
 
 def _skipper(package: Package, options: Options) -> Callable[[str, PackageRun | None], Outcome]:

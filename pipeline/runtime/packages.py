@@ -196,10 +196,13 @@ def arguments_for(package: Package, executables: Iterable[str] = (), *, stand_in
 
 
 def _split(written: str) -> list[str]:
-    """Shell words; a flag written with its value (``--description two words``) is two words."""
+    """Shell words; a flag written with its value (``--description two words``) is two words, and
+    with ``=`` (``--token=HF_{optional token}``) one."""
     flag, space, value = written.strip().partition(" ")
     if flag.startswith("-") and space and "=" not in flag:
         return [flag, value.strip().strip("'\"")]
+    if flag.startswith("-") and "=" in flag and not any(q in written for q in "'\""):
+        return [written.strip()]
     try:
         return shlex.split(written)
     except ValueError:

@@ -10,7 +10,7 @@ a server start. Each is chosen by one rule from the name and the text the entry 
   loopback on a port nothing listens on, in a sandbox that has no other network;
 - a host: ``127.0.0.1``; a port: ``9``; an e-mail address: ``census@example.invalid``;
 - a path (``*_PATH``, ``*_DIR``, ``*_FILE``, ``/path/to/...``, ``<vault-directory>``): an empty
-  folder, or an empty file (``{}`` for ``.json``) with the example's extension, made in the
+  folder, or an empty file (``{}`` for JSON and YAML) with the example's extension, made in the
   sandbox's fresh HOME (:func:`materialize`);
 - a number: ``1``; a switch: ``false``; a region: ``us-east-1``; a user name: ``census``;
 - anything else, keys and tokens among them: ``census-stand-in``, which no real secret is.
@@ -54,6 +54,8 @@ _FORMS: tuple[tuple[str, frozenset[str]], ...] = (
 )
 _VALUES = {"url": URL, "port": PORT, "host": HOST, "email": "census@example.invalid", "number": "1",
            "switch": "false", "region": "us-east-1", "user": "census"}
+#: what an empty document of a data format holds (a file of another kind is left empty)
+EMPTY_DOCUMENTS = {".json": "{}\n", ".yaml": "{}\n", ".yml": "{}\n"}
 _EXTENSION = re.compile(r"\.([A-Za-z][A-Za-z0-9]{0,9})\W*$")
 
 
@@ -131,7 +133,7 @@ def materialize(stand_ins: Iterable[StandIn], home: Path) -> None:
             path.mkdir(parents=True, exist_ok=True)
         else:
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text("{}\n" if path.suffix == ".json" else "", encoding="utf-8")
+            path.write_text(EMPTY_DOCUMENTS.get(path.suffix, ""), encoding="utf-8")
 
 
 def _listed(example: str) -> list[str]:

@@ -97,8 +97,8 @@ def registry(tmp_path: Path, hosts: Hosts, secret_file: Path) -> Path:
         seed_entry("io.github.census/fixture", npm("census-fixture", args=[
             "--report", f"--check-path {secret_file}", f"--check-port {port}", "--api-key <YOUR_API_KEY>"],
             variables=[{"name": "FIXTURE_TOKEN"}]), "census-tests/fixture"),
-        # a variable the entry does not declare: no stand-in for it, the server exits saying so
-        seed_entry("io.github.census/needs-var", npm("@census/needs-var", args=["--needs NEEDED_KEY"])),
+        # a value it asks for that no rule names (not a variable's name): it exits saying so
+        seed_entry("io.github.census/needs-var", npm("@census/needs-var", args=["--needs needed-key"])),
         seed_entry("io.github.census/two-bins", npm("census-two-bins")),
         seed_entry("io.github.census/missing", npm("census-missing")),
         seed_entry("io.github.census/old-version", npm("census-fixture", version="0.0.9")),
@@ -148,7 +148,7 @@ def test_every_package_is_a_capture_whose_reason_names_its_step(first_run: tuple
     assert needs[0] == "skipped"
     assert needs[1] is not None
     assert needs[1].startswith("initialize: ")
-    assert "NEEDED_KEY environment variable is required" in needs[1]
+    assert "needed-key environment variable is required" in needs[1]
     assert reasons["io.github.census/two-bins"][1] == (
         "install: installed, but the package has 2 executables (a, b) and neither the registry entry nor their "
         "names say which is the server")
@@ -364,7 +364,7 @@ def test_every_failure_is_stored_with_its_cause_and_line(first_run: tuple[dict[s
     cause, line = causes["io.github.census/needs-var"]
     assert cause == "needs a value"
     assert line is not None
-    assert line.startswith("Error: NEEDED_KEY environment variable is required ($CENSUS_PROBE_DIR/installs/")
+    assert line.startswith("Error: needed-key environment variable is required ($CENSUS_PROBE_DIR/installs/")
 
 
 def test_a_server_that_needs_a_newer_node_runs_on_one_from_npm(tmp_path: Path, hosts: Hosts) -> None:
@@ -407,3 +407,13 @@ def test_dependencies_a_few_days_newer_than_the_release_are_taken_from_a_later_d
     assert outcome.run is not None
     assert "dependencies as of 2025-04-02T12:00:00Z could not be resolved" in outcome.run.install_log
     assert "took them as of 2025-04-09T12:00:00Z" in outcome.run.install_log  # a week later, not the newest
+
+
+def test_a_variable_the_server_asks_for_gets_a_stand_in_on_a_second_start(tmp_path: Path, hosts: Hosts) -> None:
+    item = seed_entry("io.github.census/asks", npm("census-fixture", args=["--needs ACME_SECRET_KEY", "--report"]))
+    (outcome,) = run(tmp_path, hosts, [item])
+    assert outcome.capture is not None
+    assert outcome.capture.status == "ok", outcome.capture.reason
+    assert "seen-ACME_SECRET_KEY" in {t.tool_name for t in outcome.capture.tools}
+    assert outcome.run is not None
+    assert outcome.run.stand_ins == ("ACME_SECRET_KEY",)
