@@ -3,9 +3,9 @@
 Over the captures ``census probe-registry`` stored (those with a package), each paired through
 ``runtime_servers`` with its repository (and subfolder) at the manifest's pinned commit:
 
-- ``package_captures``: one row per package, the step it reached (``STEPS``), its tools, and
+- ``package_captures``: one row per package, the step it reached (``STEPS``) and its cause, its tools, and
   the package's release date against the pinned commit's date (``version_vs_commit``);
-- ``probe_funnel``: how many packages reached each step;
+- ``probe_funnel``: how many packages each cause stopped (``pipeline.runtime.causes``);
 - ``runtime_seed_000``: seed 000's table again, from the tools/list answers of the servers
   that answered;
 - ``detector_vs_runtime``: per server that answered, tool names received against the
@@ -24,6 +24,7 @@ import polars as pl
 from pipeline.analysis.frames import frame
 from pipeline.analysis.population import SEED_000, SEED_000_ANNOTATED, SEED_000_TOOLS
 from pipeline.analysis.runtime import runtime_hint_coverage
+from pipeline.runtime.causes import CAUSES, classify
 from pipeline.store.runtime import ensure_readable
 
 #: the steps of a package, in order; a capture's step is its reason's first word, ``ok`` when it answered
@@ -51,7 +52,7 @@ _SAME = ("(lower(split_part({a}, '/', 1)) = lower(split_part({b}, '/', 1)) AND "
 
 _PAIRED = f"""
 captured AS (
-    SELECT c.server, c.status, c.reason, c.package_registry, c.package_name, c.package_requested_version,
+    SELECT c.server, c.status, c.reason, c.cause, c.package_registry, c.package_name, c.package_requested_version,
            c.package_version, c.package_repository,
            CASE WHEN c.package_repository IS NOT NULL AND r.repo IS NOT NULL
                 THEN {_SAME.format(a="c.package_repository", b="r.repo")} END AS same_repository,
@@ -91,11 +92,11 @@ def package_captures(con: duckdb.DuckDBPyConnection, manifest: str | None = None
     against the commit's (``released_minus_commit_days``; ``version_vs_commit``: ``package
     newer``, ``package older``, ``same day`` or ``unknown``)."""
     ensure_readable(con)
-    return frame(con, """
+    rows = frame(con, """
         SELECT p.server, p.package_registry AS registry, p.package_name AS package,
                p.package_requested_version AS requested_version, p.package_version AS version,
                CASE WHEN p.status = 'ok' THEN 'ok' ELSE regexp_extract(p.reason, '^(tools/list|[a-z]+)') END
-                   AS step, p.reason,
+                   AS step, p.reason, p.status, p.cause,
                CASE WHEN p.status = 'ok' THEN coalesce(t.tools, 0) END AS tools,
                CASE WHEN p.status = 'ok' THEN coalesce(t.annotated, 0) END AS annotated_tools,
                p.repo, p.subfolder, p.package_repository, p.same_repository, p.commit,
@@ -109,14 +110,18 @@ def package_captures(con: duckdb.DuckDBPyConnection, manifest: str | None = None
                    count(*) FILTER (WHERE json_type(annotations_json) = 'OBJECT') AS annotated
             FROM runtime_tools GROUP BY server) t ON t.server = p.server
         ORDER BY p.server""", manifest, ctes=_PAIRED)
+    causes = [cause or classify(status, reason).cause for cause, status, reason in
+              zip(rows["cause"].to_list(), rows["status"].to_list(), rows["reason"].to_list(), strict=True)]
+    return rows.with_columns(pl.Series("cause", causes, dtype=pl.String)).drop("status")
 
 
 def probe_funnel(con: duckdb.DuckDBPyConnection, manifest: str | None = None) -> pl.DataFrame:
-    """Per step of ``STEPS``: the packages that stopped there (``ok``: answered) and their tools."""
+    """Per cause of ``pipeline.runtime.causes.CAUSES``: the packages it stopped (``answered``: those
+    that answered) and their tools."""
     captures = package_captures(con, manifest)
-    counts = captures.group_by("step").agg(pl.len().alias("packages"), pl.col("tools").sum().alias("tools"))
-    grid = pl.DataFrame({"step": list(STEPS)})
-    return grid.join(counts, on="step", how="full", coalesce=True, maintain_order="left").with_columns(
+    counts = captures.group_by("cause").agg(pl.len().alias("packages"), pl.col("tools").sum().alias("tools"))
+    grid = pl.DataFrame({"cause": list(CAUSES)})
+    return grid.join(counts, on="cause", how="left", maintain_order="left").with_columns(
         pl.col("packages").fill_null(0).cast(pl.Int64), pl.col("tools").fill_null(0).cast(pl.Int64))
 
 

@@ -55,10 +55,11 @@ def sdk_coverage_chart(by_sdk: pl.DataFrame) -> Figure:
     return figure
 
 
-def funnel_chart(funnel: pl.DataFrame, ok: str = "ok", what: str = "step") -> Figure:
-    """``runtime_population.probe_funnel`` (or ``runtime_census.cause_funnel``, its ``cause`` as
-    ``step``): the packages that stopped at each step or for each cause (``ok``: answered)."""
-    steps, counts = funnel["step"].to_list(), funnel["packages"].to_list()
+def funnel_chart(funnel: pl.DataFrame) -> Figure:
+    """``runtime_population.probe_funnel`` or ``runtime_census.cause_funnel``: the packages each cause
+    stopped (``answered``: answered); a funnel saved before causes were has a ``step`` column instead."""
+    what, ok = ("cause", "answered") if "cause" in funnel.columns else ("step", "ok")
+    steps, counts = funnel[what].to_list(), funnel["packages"].to_list()
     figure = Figure(figsize=(WIDTH_INCHES, 0.35 * len(steps) + 1.4), layout="constrained")
     ax = figure.subplots()
     colours = [ANNOTATED_COLOUR if step == ok else LOOKALIKE_COLOUR for step in steps]

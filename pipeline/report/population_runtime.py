@@ -49,9 +49,12 @@ def _funnel(data: PopulationData) -> str:
         f"`census probe-registry` installed each of the {packages.height} servers with an npm or PyPI package "
         "(dependencies as they were a day after the package's release), started it in a sandbox with no network "
         f"and asked it for tools/list.{versions} {answered.height} answered, with {tools} tools; every other "
-        "package is a skipped capture whose reason names the step it stopped at (`resolve`: the index lacks the "
-        "package or the version the registry names; `install`; `initialize`: the server exited or never answered, "
-        "most often for want of a variable or argument it was not given).",
+        + ("package is a skipped capture with its cause (`pipeline.runtime.causes`: `resolve`, the index lacks "
+           "the package or the version; `needs a value`, a variable or argument no stand-in satisfies; ...), "
+           "read from the install's log or the server's stderr." if "cause" in data.runtime_funnel.columns else
+           "package is a skipped capture whose reason names the step it stopped at (`resolve`: the index lacks the "
+           "package or the version the registry names; `install`; `initialize`: the server exited or never "
+           "answered, most often for want of a variable or argument it was not given)."),
         markdown_table(data.runtime_funnel),
         f"![{CHART_TEXT}]({CHART})",
         f"Of the packages paired with a pinned commit, {newer} were released after the commit and {older} before "

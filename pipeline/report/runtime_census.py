@@ -102,8 +102,7 @@ def packages_page(data: RuntimeCensusData) -> str:
 
 def charts(data: RuntimeCensusData) -> dict[str, Figure]:
     """The funnel by cause."""
-    return {CHART: population_plots.funnel_chart(data.cause_funnel.rename({"cause": "step"}), ok="answered",
-                                                 what="cause")}
+    return {CHART: population_plots.funnel_chart(data.cause_funnel)}
 
 
 def export(data: RuntimeCensusData, folder: Path) -> list[Path]:

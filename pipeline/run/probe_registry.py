@@ -22,6 +22,7 @@ Values of variables given to servers (``env``) are never stored: they are masked
 from __future__ import annotations
 
 import shutil
+import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, replace
@@ -57,6 +58,8 @@ class Outcome:
     package: Package
     capture: Capture | None
     run: PackageRun | None
+    seconds: float = 0.0
+    """the time the package took: resolve, install, start and capture."""
 
 
 def probe_packages(con: duckdb.DuckDBPyConnection, packages: Iterable[Package], options: Options, *,
@@ -92,6 +95,7 @@ def _one(package: Package, stored: tuple[str | None, str | None, str] | None, op
          hosts: Hosts) -> Outcome:
     """One package, never raising; the work folder's path written ``$CENSUS_PROBE_DIR`` in what is kept
     (a server's error names its install folder: this machine's paths stay out of the database)."""
+    started = time.perf_counter()
     outcome = _attempt(package, stored, options, sandbox, hosts)
     roots = sorted({str(options.work_dir.resolve()), str(options.work_dir)}, key=len, reverse=True)
 
@@ -105,7 +109,7 @@ def _one(package: Package, stored: tuple[str | None, str | None, str] | None, op
     if capture is not None and run is not None:
         found = classify(capture.status, capture.reason, _printed(capture, run))
         run = replace(run, cause=found.cause, cause_line=local(found.line))
-    return Outcome(package, capture, run)
+    return Outcome(package, capture, run, time.perf_counter() - started)
 
 
 def _printed(capture: Capture, run: PackageRun) -> list[str]:

@@ -84,9 +84,12 @@ def test_each_package_has_its_step_and_its_dates(con: duckdb.DuckDBPyConnection)
     assert rows["io.github.acme/multi"]["version_vs_commit"] == "package newer"
     assert rows["io.github.acme/multi"]["released_minus_commit_days"] == 31
     assert rows["io.github.acme/py"]["version_vs_commit"] == "package older"
-    funnel = dict(runtime_population.probe_funnel(con, "runtime").select("step", "packages").iter_rows())
-    assert funnel == {"resolve": 1, "variables": 0, "transport": 0, "install": 0, "start": 0, "initialize": 0,
-                      "tools/list": 0, "ok": 2}
+    assert rows["io.github.acme/broken"]["cause"] == "resolve"  # stored before causes were: read from its reason
+    assert rows["io.github.acme/multi"]["cause"] == "answered"
+    funnel = dict(runtime_population.probe_funnel(con, "runtime").select("cause", "packages").iter_rows())
+    assert funnel == {"answered": 2, "resolve": 1, "no artifact": 0, "build": 0, "interpreter": 0, "entry point": 0,
+                      "dependency drift": 0, "needs a value": 0, "needs the network or a service": 0, "timeout": 0,
+                      "crashed": 0, "not stdio": 0}
 
 
 def test_the_detector_is_held_against_the_answers_within_the_server_folder(con: duckdb.DuckDBPyConnection) -> None:
