@@ -6,6 +6,8 @@ Each function is one polars frame over the runtime tables (``pipeline.store.runt
 - ``captures``: one row per package: its cause (``pipeline.runtime.causes``: a capture stored
   before causes were, is classified from its reason), the line that shows it, the stand-ins it
   was started with, the SDK installed with it, its tools and annotated tools;
+- ``answer_rates``: how many of the packages that resolved answered, all and by whether the
+  installed package was built from the repository the registry lists;
 - ``cause_funnel``: packages per cause, in ``CAUSES`` order, with how many were started with
   stand-ins and the tools received;
 - ``draw_summary`` and ``unresolved``: the seeded sample (``runtime_draws``): its seed, size and
@@ -23,20 +25,24 @@ import polars as pl
 
 from pipeline.analysis.population import SEED_000, SEED_000_ANNOTATED, SEED_000_TOOLS
 from pipeline.analysis.runtime import COVERAGE_FIELDS, runtime_hint_coverage
+from pipeline.analysis.runtime_population import SAME_REPOSITORY
 from pipeline.runtime.causes import CAUSES, classify
 from pipeline.store.runtime import ensure_readable
 
 _CAPTURES = """
     SELECT c.server, c.package_registry AS registry, c.package_name AS package, c.package_version AS version,
            c.status, c.reason, c.cause, c.cause_line, coalesce(c.stand_ins, []) AS stand_ins,
-           coalesce(c.package_sdk, 'unknown') AS sdk,
+           coalesce(c.package_sdk, 'unknown') AS sdk, s.repo AS listed_repository,
+           c.package_repository AS built_from,
+           CASE WHEN c.package_repository IS NOT NULL AND s.repo IS NOT NULL
+                THEN {same} END AS same_repository,
            CASE WHEN c.status = 'ok' THEN coalesce(t.tools, 0) END AS tools,
            CASE WHEN c.status = 'ok' THEN coalesce(t.annotated, 0) END AS annotated_tools
-    FROM runtime_captures c LEFT JOIN (
+    FROM runtime_captures c LEFT JOIN runtime_servers s ON s.server = c.server LEFT JOIN (
         SELECT server, count(*) AS tools, count(*) FILTER (WHERE json_type(annotations_json) = 'OBJECT') AS annotated
         FROM runtime_tools GROUP BY server) t ON t.server = c.server
     WHERE c.package_name IS NOT NULL
-    ORDER BY c.server"""
+    ORDER BY c.server""".replace("{same}", SAME_REPOSITORY.format(a="c.package_repository", b="s.repo"))
 #: the bands of ``share_bands``
 BANDS = ("no tool annotated", "some annotated", "every tool annotated")
 
@@ -59,6 +65,25 @@ def cause_funnel(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     grid = pl.DataFrame({"cause": list(CAUSES)})
     return grid.join(counts, on="cause", how="left", maintain_order="left").with_columns(
         pl.col("packages", "with_stand_ins", "tools").fill_null(0).cast(pl.Int64))
+
+
+def answer_rates(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
+    """Of the packages that resolved, how many answered: all of them, then by what the installed
+    package says it was built from against the repository the registry lists (a package index
+    name taken by another project is not the server: it has nothing to start, or starts another)."""
+    resolved = captures(con).filter(pl.col("cause") != "resolve")
+    groups = [("every package that resolved", pl.lit(True)),
+              ("built from the listed repository", pl.col("same_repository").fill_null(False)),
+              ("built from another repository", ~pl.col("same_repository").fill_null(True)),
+              ("names no repository, or none listed", pl.col("same_repository").is_null())]
+    rows = []
+    for label, keep in groups:
+        chosen = resolved.filter(keep)
+        answered = chosen.filter(pl.col("cause") == "answered").height
+        rows.append({"packages": label, "resolved": chosen.height, "answered": answered,
+                     "share": answered / chosen.height if chosen.height else None})
+    return pl.DataFrame(rows, schema={"packages": pl.String, "resolved": pl.Int64, "answered": pl.Int64,
+                                      "share": pl.Float64})
 
 
 def draw_summary(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:

@@ -46,7 +46,8 @@ NOT_SENT = "not sent: registered behind a flag, a variable or a condition, or ne
 
 #: two ``owner/name`` are one repository: the same owner, and names alike but for case and
 #: separators (a repository renamed ``kagimcp`` -> ``kagi-mcp`` keeps its owner; GitHub redirects it)
-_SAME = ("(lower(split_part({a}, '/', 1)) = lower(split_part({b}, '/', 1)) AND "
+#: (SQL) whether repositories ``a`` and ``b`` (``owner/name``) are one
+SAME_REPOSITORY = _SAME = ("(lower(split_part({a}, '/', 1)) = lower(split_part({b}, '/', 1)) AND "
          "regexp_replace(lower(split_part({a}, '/', 2)), '[^a-z0-9]', '', 'g') = "
          "regexp_replace(lower(split_part({b}, '/', 2)), '[^a-z0-9]', '', 'g'))")
 

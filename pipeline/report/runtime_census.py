@@ -36,6 +36,7 @@ class RuntimeCensusData:
 
     name: str
     captures: pl.DataFrame
+    answer_rates: pl.DataFrame
     cause_funnel: pl.DataFrame
     draw_summary: pl.DataFrame
     unresolved: pl.DataFrame
@@ -52,9 +53,11 @@ def collect(con: duckdb.DuckDBPyConnection, name: str) -> RuntimeCensusData:
     """Every frame of the report, from the database's runtime tables."""
     captures = runtime_census.captures(con).select(
         "server", "registry", "package", "version", "status", "cause", "cause_line", "stood_in",
-        pl.col("stand_ins").list.join(", "), "sdk", "tools", "annotated_tools").with_columns(_scrubbed("cause_line"))
+        pl.col("stand_ins").list.join(", "), "sdk", "listed_repository", "built_from", "same_repository", "tools",
+        "annotated_tools").with_columns(_scrubbed("cause_line"))
     return RuntimeCensusData(
-        name, captures, runtime_census.cause_funnel(con), runtime_census.draw_summary(con),
+        name, captures, runtime_census.answer_rates(con), runtime_census.cause_funnel(con),
+        runtime_census.draw_summary(con),
         runtime_census.unresolved(con).with_columns(_scrubbed("reason")),
         runtime_census.wire_seed_000(con), runtime_census.share_bands(con), runtime_census.server_shares(con),
         runtime_census.hints_by_sdk(con))
@@ -81,6 +84,9 @@ def render(data: RuntimeCensusData) -> str:
                   f"(asked for: {row['wanted']}): {row['drawn']} drawn, {row['drawn'] - row['resolved']} did not "
                   "resolve (listed in [packages.md](packages.md)).", ""]
     parts += ["## What became of each package", "", markdown_table(funnel), "",
+              "Of those that resolved, how many answered, by what the installed package says it was built from "
+              "against the repository the registry lists: a name on the index taken by another project is not "
+              "the server.", "", markdown_table(data.answer_rates), "",
               f"![Registry packages: answered, or the cause that stopped them]({CHART})", "",
               "## Seed 000's table on the wire", "",
               "Seed 000 counted 288 tools of 14 servers; here every tool of every server that answered.", "",

@@ -149,7 +149,7 @@ def _attempt(package: Package, stored: tuple[str | None, str | None, str] | None
                                                  stand_ins=tuple(s.name for s in stood), sdk=installed.sdk))
     except InstallError as exc:
         reason = str(exc) if str(exc).startswith("install:") else f"install: {exc}"
-        return skip(reason, replace(run, install_log=exc.log))
+        return skip(reason, replace(run, install_log=exc.log, repository=exc.repository))
     finally:
         if not options.keep_installs:
             shutil.rmtree(folder, ignore_errors=True)

@@ -62,7 +62,8 @@ def _python_server(package: Package, folder: Path, prefix: Path, log: str, stand
     metadata = python_metadata(folder, package.name)
     arguments = arguments_for(package, metadata.executables, stand_ins=stand_ins)
     entry = Entry(None, arguments.module, "") if arguments.module else \
-        entry_point(arguments.executable, metadata.executables, metadata.main_modules, package, log)
+        entry_point(arguments.executable, metadata.executables, metadata.main_modules, package, log,
+                    repository=metadata.repository)
     python = str(folder / "bin" / "python")
     command = (python, "-m", entry.module, *arguments.passed) if entry.module else \
         (str(folder / "bin" / str(entry.executable)), *arguments.passed)

@@ -35,9 +35,11 @@ LATER = (timedelta(days=7), timedelta(days=30))
 class InstallError(CensusError):
     """A package that would not install or has nothing to start; ``log`` is the install's log."""
 
-    def __init__(self, reason: str, log: str = "") -> None:
+    def __init__(self, reason: str, log: str = "", repository: str | None = None) -> None:
         super().__init__(reason)
         self.log = log
+        self.repository = repository
+        """the repository the installed package names, when it installed but has nothing to start."""
 
 
 @dataclass(frozen=True)
@@ -113,14 +115,15 @@ def sandboxed(command: list[str], plan: Plan, *, readable: Sequence[Path], writa
 
 
 def entry_point(named: str | None, executables: Mapping[str, object], modules: Sequence[str], package: Package,
-           log: str) -> Entry:
-    """What the entry names, else what ``entry.choose`` finds; ``InstallError`` when nothing fits."""
+                log: str, *, repository: str | None = None) -> Entry:
+    """What the entry names, else what ``entry.choose`` finds; ``InstallError`` when nothing fits
+    (with the ``repository`` the package names: a name taken by another project has no server)."""
     if named:
         return Entry(named, None, "")
     try:
         found = choose(executables, package.name, package.server, modules)
     except EntryError as exc:
-        raise InstallError(f"installed, but {exc}", log) from None
+        raise InstallError(f"installed, but {exc}", log, repository) from None
     return replace(found, note=found.note + "\n" if found.note else "")
 
 

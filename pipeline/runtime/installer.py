@@ -91,7 +91,7 @@ def _npm(package: Package, version: str, folder: Path, plan: Plan) -> Installed:
         raise InstallError(f"installed, but {exc}", log) from None
     log = nodes.engines_note(metadata.engines_node, node, package.name) + log
     arguments = arguments_for(package, metadata.executables, stand_ins=plan.stand_ins)
-    entry = entry_point(arguments.executable, metadata.executables, (), package, log)
+    entry = entry_point(arguments.executable, metadata.executables, (), package, log, repository=metadata.repository)
     command = (str(folder / "node_modules" / ".bin" / str(entry.executable)), *arguments.passed)
     installed = Installed(command, arguments.left_out, (folder, *tools), (str(tools[1]),), entry.note + log,
                           metadata.repository, arguments.stand_ins, installed_sdk(folder, NPM))

@@ -120,6 +120,8 @@ def test_the_runtime_census_report_of_a_sample(tmp_path: Path, hosts: Hosts) -> 
     assert f"**2 answered** ({2 / drawn:.0%}), 1 of them started with stand-ins" in readme
     assert f"`random.Random(3)`, until 2 resolved on their index (asked for: 2): {drawn} drawn" in readme
     assert "| answered | 2 | 1 | 4 |" in readme
+    assert "| every package that resolved | 2 | 2 | 100% |" in readme
+    assert "| names no repository, or none listed | 2 | 2 | 100% |" in readme  # the fixtures name none
     assert ("## Drawn, not resolved" in listing) is (drawn > 2)
     assert str(tmp_path) not in readme + listing
     before = {p.name: p.read_bytes() for p in out.rglob("*") if p.is_file()}
