@@ -67,12 +67,13 @@ def render(data: RuntimeCensusData) -> str:
     """``README.md``."""
     funnel = data.cause_funnel
     total = int(funnel["packages"].sum())
+    unresolved = int(funnel.filter(pl.col("cause") == "resolve")["packages"].sum())
     answered = int(funnel.filter(pl.col("cause") == "answered")["packages"].sum())
     stood = int(data.captures.filter(pl.col("stood_in") & (pl.col("status") == "ok")).height)
     parts = [f"# Runtime census: {data.name}", "",
-             f"{total} packages, each resolved on its index, installed and started in a sandbox (`census "
-             f"probe-registry`) and asked for its tools: **{answered} answered** ({_share(answered, total)}), "
-             f"{stood} of them started with "
+             f"Of {total} packages, {total - unresolved} resolved on their index; each was installed and started in "
+             f"a sandbox (`census probe-registry`) and asked for its tools: **{answered} answered** "
+             f"({_share(answered, total - unresolved)} of those that resolved), {stood} of them started with "
              "stand-ins for declared variables or placeholder arguments. Every failure has one cause of a closed "
              "list (`pipeline.runtime.causes`); each package, its cause and the line that shows it: "
              "[packages.md](packages.md).", ""]
@@ -99,7 +100,8 @@ def render(data: RuntimeCensusData) -> str:
 
 def packages_page(data: RuntimeCensusData) -> str:
     """``packages.md``: every package and what became of it; every drawn package that did not resolve."""
-    shown = data.captures.select("server", "package", "version", "cause", "tools", "stand_ins", "cause_line")
+    listed = data.captures.filter(pl.col("cause") != "resolve") if not data.unresolved.is_empty() else data.captures
+    shown = listed.select("server", "package", "version", "cause", "tools", "stand_ins", "cause_line")
     parts = [f"# {data.name}: every package", "", markdown_table(shown), ""]
     if not data.unresolved.is_empty():
         parts += ["## Drawn, not resolved", "", markdown_table(data.unresolved), ""]
