@@ -144,7 +144,8 @@ def _attempt(package: Package, stored: tuple[str | None, str | None, str] | None
     try:
         plan = _plan(release, options, sandbox, hosts)
         installed = install(package, release.version, folder, plan)
-        capture, stood, installed = start(package, installed, options, sandbox, plan)
+        capture, stood, installed = start(package, installed, options, sandbox, plan,
+                                          reinstall=lambda again: install(package, release.version, folder, again))
         return Outcome(package, capture, replace(run, install_log=installed.log, repository=installed.repository,
                                                  stand_ins=tuple(s.name for s in stood), sdk=installed.sdk))
     except InstallError as exc:

@@ -1,21 +1,24 @@
 """Start an installed package in the sandbox and capture its tools/list, trying again once where
-what it printed says how: on a newer Node (it failed for its Node), or with stand-ins for the
-variables it names as missing (it asked for one its entry does not declare)."""
+what it printed says how: on a newer Node (it failed for its Node), installed again below the
+major version of a dependency it was not written for (``pipeline.runtime.drift``), or with
+stand-ins for the variables it names as missing (it asked for one its entry does not declare)."""
 
 from __future__ import annotations
 
 import re
 import tempfile
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
 
 from pipeline.run.probe_options import Options
 from pipeline.runtime import probe
-from pipeline.runtime.causes import INTERPRETER, VALUE, classify
+from pipeline.runtime.causes import DRIFT, INTERPRETER, VALUE, classify
+from pipeline.runtime.drift import earlier_major
 from pipeline.runtime.ingest import SKIPPED, Capture
-from pipeline.runtime.installer import Installed, Plan, with_newer_node
-from pipeline.runtime.packages import NPM, Package, Variable
+from pipeline.runtime.install_step import LOG_CHARS
+from pipeline.runtime.installer import Installed, InstallError, Plan, with_newer_node
+from pipeline.runtime.packages import NPM, PYPI, Package, Variable
 from pipeline.runtime.sandbox import Sandbox, environment
 from pipeline.runtime.standins import RESERVED, StandIn, materialize, variable_values
 from pipeline.runtime.wire import mask
@@ -24,14 +27,26 @@ from pipeline.runtime.wire import mask
 VARIABLE = re.compile(r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b")
 
 
-def start(package: Package, installed: Installed, options: Options, sandbox: Sandbox, plan: Plan
-          ) -> tuple[Capture, list[StandIn], Installed]:
-    """The capture of ``installed`` (module doc), what was stood in for, and what it ran as."""
+def start(package: Package, installed: Installed, options: Options, sandbox: Sandbox, plan: Plan, *,
+          reinstall: Callable[[Plan], Installed]) -> tuple[Capture, list[StandIn], Installed]:
+    """The capture of ``installed`` (module doc), what was stood in for, and what it ran as;
+    ``reinstall`` installs the package again by another plan."""
     capture, stood = _probe(package, installed, options, sandbox)
     if _too_old_a_node(package, capture, installed, plan):  # it said so without engines.node: a newer one
         newer = with_newer_node(installed, plan)
         if newer is not None:
             installed = newer
+            capture, stood = _probe(package, installed, options, sandbox)
+    bound = _drifted(package, capture, installed)
+    if bound is not None:
+        try:
+            again = reinstall(replace(plan, bounds=(*plan.bounds, bound)))
+        except InstallError as exc:
+            installed = replace(installed, log=(f"dependency drift: installed again with {bound}, which failed: "
+                                                f"{exc}\n" + installed.log)[-LOG_CHARS:])
+        else:
+            installed = replace(again, log=(f"dependency drift: installed again with {bound}\n" + again.log
+                                            )[-LOG_CHARS:])
             capture, stood = _probe(package, installed, options, sandbox)
     asked = _asked(package, capture, stood) if options.stand_ins else []
     if asked:
@@ -44,6 +59,16 @@ def _too_old_a_node(package: Package, capture: Capture, installed: Installed, pl
     return (package.registry == NPM and plan.newer_node and capture.status == SKIPPED
             and not installed.log.startswith("node: ")
             and classify(capture.status, capture.reason, capture.stderr).cause == INTERPRETER)
+
+
+def _drifted(package: Package, capture: Capture, installed: Installed) -> str | None:
+    """The bound below a dependency's major version that a PyPI server failing on drift asks for."""
+    if package.registry != PYPI or capture.status != SKIPPED:
+        return None
+    found = classify(capture.status, capture.reason, capture.stderr)
+    if found.cause != DRIFT or found.line is None:
+        return None
+    return earlier_major(installed.readable[0], found.line, package.name)
 
 
 def _asked(package: Package, capture: Capture, stood: Iterable[StandIn]) -> list[str]:

@@ -6,8 +6,9 @@
 3. among several, the one named like the package or the server, compared without case and
    with ``-``, ``_`` and ``.`` alike, then with the words ``mcp`` and ``server`` taken off
    both (``@acme/mcp-server-notes`` starts ``notes``), then the only one that says ``mcp``;
-4. a PyPI package without a console script: ``python -m MODULE`` for its module with a
-   ``__main__`` (named like the package among several).
+4. a PyPI package without a console script: ``python -m MODULE`` for its package with a
+   ``__main__.py``, else its module that runs as a script (``if __name__ == "__main__":``),
+   among several the one named like the package, then the only ``server`` or ``main``.
 
 Anything else is an ``EntryError`` saying what there was. Each choice but the first says which
 rule made it, for the install log.
@@ -22,6 +23,8 @@ from dataclasses import dataclass
 from pipeline.errors import CensusError
 
 #: words a package or executable name often carries besides what it serves
+#: what a module a package's user starts as a script is usually called
+SCRIPT_NAMES = frozenset({"server", "main"})
 NOISE = frozenset({"mcp", "server", "servers", "model", "context", "protocol", "stdio", "cli"})
 
 
@@ -52,12 +55,15 @@ def choose(executables: Iterable[str], package: str, server: str, modules: Seque
         return Entry(chosen, None, f"entry point: {chosen}, of {', '.join(names)}: {why}")
     if modules:
         found, why = _named_like(list(modules), package, server)
+        usual = [m for m in modules if m.rsplit(".", 1)[-1] in SCRIPT_NAMES]
+        if found is None and len(modules) > 1 and len(usual) == 1:
+            found, why = usual[0], f"named {usual[0].rsplit('.', 1)[-1]}"
         module = found or (modules[0] if len(modules) == 1 else None)
         if module is None:
-            raise EntryError(f"the package has no console script and {len(modules)} modules with a __main__ "
+            raise EntryError(f"the package has no console script and {len(modules)} modules to start "
                              f"({', '.join(modules)}), none named like it")
         return Entry(None, module, f"entry point: python -m {module}: no console script; "
-                                   f"{module} has a __main__{' and ' + why if found else ''}")
+                                   f"{module} runs as __main__{' and is ' + why if found else ''}")
     raise EntryError("the package has no executable to start (no bin / console script, no module with a __main__)")
 
 

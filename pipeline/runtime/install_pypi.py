@@ -45,7 +45,7 @@ def install_pypi(package: Package, version: str, folder: Path, plan: Plan) -> In
             logs.append(sandboxed([str(uv), "venv", "--quiet", "--python", str(interpreter), str(folder)], plan,
                                    readable=[uv, prefix], writable=[folder, plan.cache], env=env))
             logs.append(sandboxed([str(uv), "pip", "install", "--python", str(folder / "bin" / "python"),
-                                    f"{package.name}=={version}"], plan, readable=[uv, prefix],
+                                    f"{package.name}=={version}", *plan.bounds], plan, readable=[uv, prefix],
                                    writable=[folder, plan.cache], env=env))
         except InstallError as exc:
             logs.append(exc.log)

@@ -88,6 +88,9 @@ class Plan:
     """pass a placeholder argument as a stand-in (off: leave it out)."""
     newer_node: bool = True
     """run a package whose ``engines.node`` the machine's Node does not meet on a newer one from npm."""
+    bounds: tuple[str, ...] = ()
+    """PyPI: requirements installed with the package that keep a dependency below a major version
+    (``mcp<2``, ``pipeline.runtime.drift``)."""
 
 
 def stamp(moment: datetime) -> str:

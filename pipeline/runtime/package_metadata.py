@@ -5,7 +5,8 @@ was built from.
   of names), ``repository`` (a URL, ``{"url": ...}``, or the ``github:owner/name`` /
   ``owner/name`` shorthands), else ``homepage``, and ``engines.node``;
 - PyPI: the distribution's ``*.dist-info``: ``entry_points.txt``'s console scripts, ``RECORD``'s
-  modules with a ``__main__`` (what ``python -m`` starts), and in ``METADATA`` the
+  packages with a ``__main__.py`` (what ``python -m`` starts), else its modules that run as a
+  script (an ``if __name__ == "__main__":`` block: ``main.py`` shipped beside no package), and in ``METADATA`` the
   ``Project-URL`` entries (``Source``, ``Repository``, ``Code``, ``Homepage``, ...) and ``Home-page``.
 
 The repository is read as ``owner/name`` when it is on GitHub (``pipeline.manifest.discover.GITHUB_URL``),
@@ -43,7 +44,8 @@ class Metadata:
     engines_node: str | None = None
     """npm's ``engines.node``: the Node versions the package says it runs on (an npm range)."""
     main_modules: tuple[str, ...] = ()
-    """PyPI: the modules that ``python -m`` can start (a ``__main__.py``), shallowest first."""
+    """PyPI: the modules that ``python -m`` can start (a ``__main__.py``; where none, modules with a
+    ``__main__`` block), shallowest first."""
 
 
 class MetadataError(ValueError):
@@ -79,15 +81,38 @@ def python_metadata(folder: Path, name: str) -> Metadata:
 
 
 def _main_modules(info: Path) -> tuple[str, ...]:
-    """The packages of the distribution with a ``__main__.py`` (from its ``RECORD``), shallowest first."""
+    """The distribution's packages with a ``__main__.py`` (from its ``RECORD``), shallowest first;
+    where it has none, its modules with a ``__main__`` block (tests, examples and ``setup.py`` aside)."""
     try:
         lines = (info / "RECORD").read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
         return ()
-    found = [tuple(line.split(",", 1)[0].split("/")[:-1]) for line in lines
-             if line.split(",", 1)[0].endswith("/__main__.py")]
-    return tuple(".".join(parts) for parts in sorted(set(found), key=lambda parts: (len(parts), parts))
-                 if parts and not parts[0].endswith((".dist-info", ".data")) and all(p.isidentifier() for p in parts))
+    files = [tuple(line.split(",", 1)[0].split("/")) for line in lines]
+    files = [parts for parts in files if parts[-1].endswith(".py") and not parts[0].endswith((".dist-info", ".data"))
+             and all(p.isidentifier() for p in (*parts[:-1], parts[-1][:-3]))]
+    modules = {parts[:-1] for parts in files if parts[-1] == "__main__.py" and len(parts) > 1}
+    if not modules:
+        modules = {(*parts[:-1], parts[-1][:-3]) for parts in files
+                   if parts[-1] not in NOT_SCRIPTS and not parts[-1].startswith("test_")
+                   and not NOT_SERVED & {p.lower() for p in parts[:-1]} and _runs_as_script(info.parent, parts)}
+    return tuple(".".join(parts) for parts in sorted(modules, key=lambda parts: (len(parts), parts)))
+
+
+#: folders whose modules are not what a package serves
+NOT_SERVED = frozenset({"test", "tests", "testing", "example", "examples", "docs", "scripts", "benchmarks"})
+#: module files that are not a server started as a script
+NOT_SCRIPTS = frozenset({"__init__.py", "__main__.py", "setup.py", "conftest.py"})
+#: the block a module runs when started as a script
+MAIN_BLOCK = re.compile(rb"^if\s+__name__\s*==\s*['\"]__main__['\"]\s*:", re.MULTILINE)
+
+
+def _runs_as_script(site: Path, parts: tuple[str, ...]) -> bool:
+    """Whether the module file ``parts`` (under ``site``) has a ``__main__`` block."""
+    try:
+        with (site.joinpath(*parts)).open("rb") as handle:
+            return bool(MAIN_BLOCK.search(handle.read(1 << 20)))
+    except OSError:
+        return False
 
 
 def node_fits(engines: str | None, version: str) -> bool | None:

@@ -10,9 +10,11 @@ a server start. Each is chosen by one rule from the name and the text the entry 
   loopback on a port nothing listens on, in a sandbox that has no other network;
 - a host: ``127.0.0.1``; a port: ``9``; an e-mail address: ``census@example.invalid``;
 - a path (``*_PATH``, ``*_DIR``, ``*_FILE``, ``/path/to/...``, ``<vault-directory>``): an empty
-  folder, or an empty file (``{}`` for JSON and YAML) with the example's extension, made in the
-  sandbox's fresh HOME (:func:`materialize`);
+  folder, or an empty file (``{}`` for JSON and YAML, a one-field query type for a GraphQL
+  schema) with the example's extension, made in the sandbox's fresh HOME (:func:`materialize`);
 - a number: ``1``; a switch: ``false``; a region: ``us-east-1``; a user name: ``census``;
+- a private key (``*_PRIVATE_KEY``): 32 bytes of ``01`` in hex, the form a wallet library
+  checks at start, a pattern no generated key is;
 - anything else, keys and tokens among them: ``census-stand-in``, which no real secret is.
 
 A stand-in is never a value of the user's own environment; the capture keeps the names that
@@ -52,10 +54,12 @@ _FORMS: tuple[tuple[str, frozenset[str]], ...] = (
     ("region", frozenset({"region"})),
     ("user", frozenset({"user", "username", "login"})),
 )
+_ASKS = dict(_FORMS)
 _VALUES = {"url": URL, "port": PORT, "host": HOST, "email": "census@example.invalid", "number": "1",
-           "switch": "false", "region": "us-east-1", "user": "census"}
+           "switch": "false", "region": "us-east-1", "user": "census", "private key": "0x" + "01" * 32}
 #: what an empty document of a data format holds (a file of another kind is left empty)
-EMPTY_DOCUMENTS = {".json": "{}\n", ".yaml": "{}\n", ".yml": "{}\n"}
+EMPTY_DOCUMENTS = {".json": "{}\n", ".yaml": "{}\n", ".yml": "{}\n",
+                   **dict.fromkeys((".graphql", ".graphqls", ".gql"), "type Query {\n  ok: Boolean\n}\n")}
 _EXTENSION = re.compile(r"\.([A-Za-z][A-Za-z0-9]{0,9})\W*$")
 
 
@@ -67,7 +71,7 @@ class StandIn:
     """the variable's name, or the argument as the entry writes it."""
     form: str
     """``choice``, ``url``, ``port``, ``host``, ``email``, ``file``, ``folder``, ``number``, ``switch``,
-    ``region``, ``user`` or ``text``."""
+    ``region``, ``user``, ``private key`` or ``text``."""
     value: str
 
 
@@ -150,7 +154,10 @@ def _form(name: str, example: str) -> str:
     if text.startswith(("/", "~/", "./")) or "path/to" in text.lower() or re.match(r"^[A-Za-z]:[\\/]", text):
         return "file" if _EXTENSION.search(text) else "folder"
     telling = is_placeholder(text) or not re.search(r"\s", text)  # a placeholder or a value, not prose
-    for words in (_words(name), _words(text) if telling else set()):
+    named = _words(name)
+    if {"private", "key"} <= named and not named & (_ASKS["file"] | _ASKS["folder"]):
+        return "private key"
+    for words in (named, _words(text) if telling else set()):
         for form, asks in _FORMS:
             if words & asks:
                 return form

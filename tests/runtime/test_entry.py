@@ -30,10 +30,17 @@ def test_a_python_package_without_a_console_script_starts_as_a_module() -> None:
     assert choose([], "x", "y", ["only"]).module == "only"
 
 
+def test_among_modules_none_named_like_it_the_only_server_or_main() -> None:
+    entry = choose([], "acme-tools", "io.github.acme/tools", ["acme.cli_helpers", "acme.server"])
+    assert entry.module == "acme.server"
+    assert "named server" in entry.note
+
+
 @pytest.mark.parametrize(("executables", "modules", "said"), [
     (["a", "b"], [], "has 2 executables (a, b)"),
     ([], [], "no executable to start"),
-    ([], ["a", "b"], "2 modules with a __main__ (a, b)"),
+    ([], ["a", "b"], "2 modules to start (a, b)"),
+    ([], ["acme.main", "acme.server"], "2 modules to start"),
 ])
 def test_nothing_to_choose_says_what_there_was(executables: list[str], modules: list[str], said: str) -> None:
     with pytest.raises(EntryError, match=said.replace("(", r"\(").replace(")", r"\)")):

@@ -68,6 +68,18 @@ def hosts() -> Iterator[Hosts]:
         running.add_wheel("census-fixture-mod", "0.1.0", {  # no console script: python -m census_fixture_mod
             "census_fixture_mod/__init__.py": "", "census_fixture_mod/server.py": SERVER_PY,
             "census_fixture_mod/__main__.py": "from census_fixture_mod.server import main\nmain()\n"}, {})
+        # no console script, no __main__.py: a module that runs as a script, beside a test and setup.py that do too
+        script = SERVER_PY + '\nif __name__ == "__main__":\n    main()\n'
+        running.add_wheel("census-fixture-script", "0.1.0", {
+            "main.py": script, "setup.py": script, "tests/test_main.py": script, "helpers.py": SERVER_PY}, {})
+        # a dependency whose major version 2 dropped the module the server imports; both out before the server
+        for major, modules in ((1, {"census_drift_dep/__init__.py": "", "census_drift_dep/v1api.py": ""}),
+                               (2, {"census_drift_dep/__init__.py": ""})):
+            running.add_wheel("census-drift-dep", f"{major}.0.0", modules, {},
+                              released=f"2025-0{major}-01T12:00:00.000Z")
+        running.add_wheel("census-fixture-drift", "0.1.0", {
+            "census_fixture_drift.py": "import census_drift_dep.v1api\n" + SERVER_PY},
+            {"census-fixture-drift": "census_fixture_drift:main"}, requires=("census-drift-dep",))
         running.add_npm("census-new-node", "1.0.0", {"server.js": SERVER_JS}, bin_="server.js",
                         engines={"node": ">=99"})
         # npm's package of Node's binaries, version 99: the machine's node, run as the stand-in of a newer one
@@ -396,6 +408,29 @@ def test_a_module_with_a_main_starts_and_an_old_node_is_noted(tmp_path: Path, ho
     assert "entry point: python -m census_fixture_mod: no console script" in mod.run.install_log
     assert new_node.run is not None
     assert "does not meet census-new-node's engines.node '>=99'" in new_node.run.install_log
+
+
+def test_a_module_that_runs_as_a_script_starts_when_nothing_else_would(tmp_path: Path, hosts: Hosts) -> None:
+    item = seed_entry("io.github.census/script", {"registry_name": "pypi", "name": "census-fixture-script"})
+    (outcome,) = run(tmp_path, hosts, [item])
+    assert outcome.capture is not None
+    assert outcome.capture.status == "ok", outcome.capture.reason
+    assert outcome.run is not None
+    assert "entry point: python -m main: no console script; main runs as __main__" in outcome.run.install_log
+
+
+def test_a_package_drifted_onto_a_new_major_is_installed_again_below_it(tmp_path: Path, hosts: Hosts) -> None:
+    item = seed_entry("io.github.census/drift", {"registry_name": "pypi", "name": "census-fixture-drift"})
+    (outcome,) = run(tmp_path, hosts, [item])
+    assert outcome.capture is not None
+    assert outcome.capture.status == "ok", outcome.capture.reason
+    assert outcome.run is not None
+    assert "dependency drift: installed again with census-drift-dep<2" in outcome.run.install_log
+    assert "+ census-drift-dep==1.0.0" in outcome.run.install_log
+    (plain,) = run(tmp_path, hosts, [item], db=tmp_path / "plain.duckdb", dependencies_now=True,
+                   work_dir=tmp_path / "plain")
+    assert plain.capture is not None  # the same bound whatever date the dependencies are taken from
+    assert plain.capture.status == "ok", plain.capture.reason
 
 
 def test_dependencies_a_few_days_newer_than_the_release_are_taken_from_a_later_date(tmp_path: Path,

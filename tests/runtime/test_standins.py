@@ -38,6 +38,9 @@ class Declared:
     ("ENABLE_ACME_CACHE", "<bool>", "switch", "false"),
     ("ACME_REGION", "<region>", "region", "us-east-1"),
     ("ACME_USERNAME", "<user>", "user", "census"),
+    ("EVM_PRIVATE_KEY", "<your wallet's private key>", "private key", "0x" + "01" * 32),
+    ("ACME_PRIVATE_KEY_PATH", "<path>", "folder", f"{INSIDE}/acme-private-key-path"),
+    ("ACME_PRIVATE_REPO", "<repo>", "text", TEXT),
 ])
 def test_each_form_is_read_from_the_name_and_the_example(name: str, example: str, form: str, value: str) -> None:
     made = stand_in(name, example)
@@ -75,9 +78,12 @@ def test_a_stand_in_is_never_a_value_of_the_users_environment(environ: dict[str,
 
 def test_paths_are_made_in_the_sandboxs_home(tmp_path: Path) -> None:
     made = [stand_in("vault", "<vault-directory>"), stand_in("settings", "/path/to/settings.json"),
-            stand_in("schema", "/path/to/schema.graphqls"), stand_in("KEY", "<key>")]
+            stand_in("schema", "/path/to/schema.graphqls"), stand_in("notes", "/path/to/notes.txt"),
+            stand_in("KEY", "<key>")]
     materialize(made, tmp_path)
     assert (tmp_path / "stand-ins" / "vault").is_dir()
     assert (tmp_path / "stand-ins" / "settings.json").read_text() == "{}\n"
-    assert (tmp_path / "stand-ins" / "schema.graphqls").read_text() == ""
-    assert sorted(p.name for p in (tmp_path / "stand-ins").iterdir()) == ["schema.graphqls", "settings.json", "vault"]
+    assert (tmp_path / "stand-ins" / "schema.graphqls").read_text().startswith("type Query {")  # a parser's minimum
+    assert (tmp_path / "stand-ins" / "notes.txt").read_text() == ""
+    assert sorted(p.name for p in (tmp_path / "stand-ins").iterdir()) == [
+        "notes.txt", "schema.graphqls", "settings.json", "vault"]
