@@ -175,9 +175,16 @@ def discover_arguments(parser: argparse.ArgumentParser) -> None:
                              "or a list of such pages (JSON)")
     parser.add_argument("--from-file", type=existing_file, metavar="LIST",
                         help="a file of owner/name lines (or GitHub URLs)")
+    parser.add_argument("--from-captures", action="store_true",
+                        help="instead: the packages that answered in the database (census probe-registry), each "
+                             "repository pinned at the commit its package was built from (needs --mirrors)")
     parser.add_argument("--out", type=Path, required=True, metavar="FILE",
                         help="the manifest to write, e.g. manifests/registry.toml")
     parser.add_argument("--name", help="the census name (default: the --out file's stem)")
+    _db_option(parser)
+    env_option(parser, "--mirrors", ENV["mirrors_dir"], default=None, type=existing_dir, dest="mirrors_dir",
+               metavar="DIR", help="with --from-captures: a folder of local git mirrors (DIR/OWNER/NAME.git or "
+                                   "DIR/OWNER/NAME)")
 
 
 def audit_arguments(parser: argparse.ArgumentParser) -> None:

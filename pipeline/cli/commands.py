@@ -14,7 +14,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
-from pipeline.errors import CensusError, ManifestError, RegistryDumpError, StoreLockedError
+from pipeline.errors import CensusError, ManifestError, StoreLockedError
 from pipeline.settings import Settings
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -77,39 +77,6 @@ def _count_text(found: Any, per_file: bool) -> str:
     lines += [f"{key}\t{n}" for key, n in (found.tools or {}).items()]
     lines.append(f"({found.regular_files} files, {found.content_bytes} bytes, {found.skipped_members} not read)")
     return "\n".join(lines)
-
-
-def discover(args: argparse.Namespace) -> None:
-    """Write a manifest listing the repositories of a registry's servers, a saved dump of one, or a list.
-
-    One entry per repository, unpinned (run `census pin` next); servers without a GitHub
-    repository are listed in a comment with the reason.
-    """
-    from pipeline.manifest import discover as discovery
-    from pipeline.manifest import manifests
-    from pipeline.manifest.registry_dump import from_dump
-
-    given = [flag for flag, value in (("--registry", args.registry), ("--registry-file", args.registry_file),
-                                      ("--from-file", args.from_file)) if value is not None]
-    if len(given) != 1:
-        raise UsageError("give one of --registry URL, --registry-file FILE or --from-file LIST"
-                         + (f" (not {' and '.join(given)})" if given else ""))
-    settings = Settings.from_env()
-    try:
-        if args.from_file is not None:
-            lines = args.from_file.read_text(encoding="utf-8").splitlines()
-            found = discovery.from_lines(lines, str(args.from_file))
-        elif args.registry_file is not None:
-            found = from_dump(args.registry_file)
-        else:
-            found = discovery.from_registry(args.registry, settings)
-        manifests.save(args.out, discovery.render(found, args.name or args.out.stem))
-        manifests.load(args.out)  # what was written must be a valid manifest
-    except RegistryDumpError as exc:
-        fail(settings, f"discover: {exc}", EXIT_USAGE)
-    except (CensusError, OSError, UnicodeDecodeError) as exc:
-        fail(settings, f"discover: {exc}", EXIT_FAILED)
-    print(f"{args.out}: {len(found.entries)} repositories, {len(found.left_out)} servers left out", flush=True)
 
 
 def audit(args: argparse.Namespace) -> None:

@@ -25,6 +25,9 @@ from pipeline.cli import (
     commands as cli_commands,
 )
 from pipeline.cli import (
+    discover as cli_discover,
+)
+from pipeline.cli import (
     history as cli_history,
 )
 from pipeline.cli import (
@@ -204,7 +207,7 @@ COMMANDS: dict[str, tuple[Handler, Callable[[argparse.ArgumentParser], None]]] =
     "fetch": (_stage, cli_args.stage_arguments),
     "scan": (_stage, cli_args.scan_arguments),
     "count": (cli_commands.count, cli_args.count_arguments),
-    "discover": (cli_commands.discover, cli_args.discover_arguments),
+    "discover": (cli_discover.discover, cli_args.discover_arguments),
     "audit": (cli_commands.audit, cli_args.audit_arguments),
     "history": (cli_history.run, cli_history.arguments),
     "export": (cli_commands.export, cli_args.export_arguments),

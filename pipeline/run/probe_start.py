@@ -23,6 +23,8 @@ from pipeline.runtime.sandbox import Sandbox, environment
 from pipeline.runtime.standins import RESERVED, StandIn, materialize, variable_values
 from pipeline.runtime.wire import mask
 
+#: how many dependencies a drifted server is installed again below, one after another
+DRIFT_TRIES = 3
 #: an environment variable's name as a server prints it: upper case words joined by ``_``
 VARIABLE = re.compile(r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b")
 
@@ -37,17 +39,20 @@ def start(package: Package, installed: Installed, options: Options, sandbox: San
         if newer is not None:
             installed = newer
             capture, stood = _probe(package, installed, options, sandbox)
-    bound = _drifted(package, capture, installed)
-    if bound is not None:
+    for _ in range(DRIFT_TRIES):  # each start may show the next dependency it was not written for
+        bound = _drifted(package, capture, installed)
+        if bound is None or bound in plan.bounds:
+            break
+        plan = replace(plan, bounds=(*plan.bounds, bound))
         try:
-            again = reinstall(replace(plan, bounds=(*plan.bounds, bound)))
+            again = reinstall(plan)
         except InstallError as exc:
-            installed = replace(installed, log=(f"dependency drift: installed again with {bound}, which failed: "
-                                                f"{exc}\n" + installed.log)[-LOG_CHARS:])
-        else:
-            installed = replace(again, log=(f"dependency drift: installed again with {bound}\n" + again.log
-                                            )[-LOG_CHARS:])
-            capture, stood = _probe(package, installed, options, sandbox)
+            installed = replace(installed, log=(f"dependency drift: installed again with {', '.join(plan.bounds)}, "
+                                                f"which failed: {exc}\n" + installed.log)[-LOG_CHARS:])
+            break
+        installed = replace(again, log=(f"dependency drift: installed again with {', '.join(plan.bounds)}\n"
+                                        + again.log)[-LOG_CHARS:])
+        capture, stood = _probe(package, installed, options, sandbox)
     asked = _asked(package, capture, stood) if options.stand_ins else []
     if asked:
         capture, stood = _probe(package, installed, options, sandbox, asked)

@@ -128,6 +128,18 @@ def _pypi(package: Package, hosts: Hosts, latest: bool) -> Release:
     return Release(str(wanted), released[wanted], str(newest), requires[0] if requires else None)
 
 
+def git_head(package: Package, version: str, hosts: Hosts) -> str | None:
+    """The commit npm's metadata says ``version`` of an npm ``package`` was published from
+    (``gitHead``), or None: none recorded, or a PyPI package (its index records none)."""
+    if package.registry != NPM or not NPM_NAME.match(package.name):
+        return None
+    document = _get(f"{hosts.npm_registry}/{quote(package.name, safe='@')}", package, "npm registry")
+    versions = document.get("versions")
+    entry = versions.get(version) if isinstance(versions, Mapping) else None
+    head = entry.get("gitHead") if isinstance(entry, Mapping) else None
+    return head.strip().lower() if isinstance(head, str) and head.strip() else None
+
+
 def _get(url: str, package: Package, host: str, headers: Mapping[str, str] | None = None) -> Mapping[str, Any]:
     try:
         response = requests.get(url, headers={"User-Agent": f"mcp-annotation-census/{__version__}", **(headers or {})},

@@ -154,7 +154,7 @@ def test_the_command_fails_in_one_line_and_writes_nothing(tmp_path: Path) -> Non
     assert not (tmp_path / "reg.toml").exists()
     done = census("discover", "--out", "reg.toml", cwd=tmp_path)
     assert done.returncode == 2
-    assert "give one of --registry URL, --registry-file FILE or --from-file LIST" in done.stderr
+    assert "give one of --registry URL, --registry-file FILE, --from-file LIST or --from-captures" in done.stderr
 
 
 def test_a_page_too_large_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -73,13 +73,15 @@ def hosts() -> Iterator[Hosts]:
         running.add_wheel("census-fixture-script", "0.1.0", {
             "main.py": script, "setup.py": script, "tests/test_main.py": script, "helpers.py": SERVER_PY}, {})
         # a dependency whose major version 2 dropped the module the server imports; both out before the server
-        for major, modules in ((1, {"census_drift_dep/__init__.py": "", "census_drift_dep/v1api.py": ""}),
-                               (2, {"census_drift_dep/__init__.py": ""})):
-            running.add_wheel("census-drift-dep", f"{major}.0.0", modules, {},
-                              released=f"2025-0{major}-01T12:00:00.000Z")
+        # two of them, one shown after the other is bounded
+        for dep in ("census_drift_dep", "census_drift_two"):
+            for major, modules in ((1, {f"{dep}/__init__.py": "", f"{dep}/v1api.py": ""}),
+                                   (2, {f"{dep}/__init__.py": ""})):
+                running.add_wheel(dep.replace("_", "-"), f"{major}.0.0", modules, {},
+                                  released=f"2025-0{major}-01T12:00:00.000Z")
         running.add_wheel("census-fixture-drift", "0.1.0", {
-            "census_fixture_drift.py": "import census_drift_dep.v1api\n" + SERVER_PY},
-            {"census-fixture-drift": "census_fixture_drift:main"}, requires=("census-drift-dep",))
+            "census_fixture_drift.py": "import census_drift_dep.v1api\nimport census_drift_two.v1api\n" + SERVER_PY},
+            {"census-fixture-drift": "census_fixture_drift:main"}, requires=("census-drift-dep", "census-drift-two"))
         running.add_npm("census-new-node", "1.0.0", {"server.js": SERVER_JS}, bin_="server.js",
                         engines={"node": ">=99"})
         # npm's package of Node's binaries, version 99: the machine's node, run as the stand-in of a newer one
@@ -425,8 +427,9 @@ def test_a_package_drifted_onto_a_new_major_is_installed_again_below_it(tmp_path
     assert outcome.capture is not None
     assert outcome.capture.status == "ok", outcome.capture.reason
     assert outcome.run is not None
-    assert "dependency drift: installed again with census-drift-dep<2" in outcome.run.install_log
+    assert "dependency drift: installed again with census-drift-dep<2, census-drift-two<2" in outcome.run.install_log
     assert "+ census-drift-dep==1.0.0" in outcome.run.install_log
+    assert "+ census-drift-two==1.0.0" in outcome.run.install_log
     (plain,) = run(tmp_path, hosts, [item], db=tmp_path / "plain.duckdb", dependencies_now=True,
                    work_dir=tmp_path / "plain")
     assert plain.capture is not None  # the same bound whatever date the dependencies are taken from

@@ -1,0 +1,58 @@
+"""The table of the commits runtime captures were built from (``pipeline.runtime.built_from``), and
+the captures it is made from: every package that answered, with its registry entry's repository."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from datetime import UTC, datetime
+
+import duckdb
+
+from pipeline.runtime.built_from import BuiltFrom, Release
+from pipeline.store.runtime import ensure_readable
+
+TABLE = """CREATE TABLE IF NOT EXISTS runtime_built_from (
+    server VARCHAR PRIMARY KEY, registry VARCHAR NOT NULL, package VARCHAR NOT NULL, version VARCHAR NOT NULL,
+    released_at_utc TIMESTAMP, repo VARCHAR NOT NULL, subfolder VARCHAR, rule VARCHAR, ref VARCHAR,
+    commit VARCHAR, committed_at_utc TIMESTAMP, days_apart DOUBLE, reason VARCHAR NOT NULL)"""
+#: ``owner/name`` as a package's metadata gives a GitHub repository (``package_metadata.github_repo``)
+REPO = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]*/[A-Za-z0-9._-]+$")
+
+
+def answered(con: duckdb.DuckDBPyConnection) -> list[Release]:
+    """Every package capture that answered, with the repository it was built from: the one its own
+    metadata names when that is on GitHub, else its registry entry's; servers with neither are left out."""
+    ensure_readable(con)
+    rows = con.execute("""
+        SELECT c.server, c.package_registry, c.package_name, c.package_version, c.package_released_at_utc,
+               c.package_repository, s.repo, s.subfolder
+        FROM runtime_captures c LEFT JOIN runtime_servers s USING (server)
+        WHERE c.status = 'ok' AND c.package_name IS NOT NULL AND c.package_version IS NOT NULL
+        ORDER BY c.server""").fetchall()
+    found = []
+    for server, registry, package, version, released, own, listed, subfolder in rows:
+        repo = own if isinstance(own, str) and REPO.match(own) else listed
+        if repo:
+            same = listed is not None and repo.lower() == str(listed).lower()
+            found.append(Release(server, registry or "", package, version, released, repo,
+                                 subfolder if same else None))
+    return found
+
+
+def save(con: duckdb.DuckDBPyConnection, rows: Iterable[BuiltFrom]) -> int:
+    """Store ``rows``, each replacing the server's row from before; how many."""
+    con.execute(TABLE)
+    values = [(r.release.server, r.release.registry, r.release.package, r.release.version,
+               _naive(r.release.released_at_utc), r.release.repo, r.release.subfolder, r.rule, r.ref, r.commit,
+               _naive(r.committed_at_utc), r.days_apart, r.reason) for r in rows]
+    if values:
+        con.executemany("INSERT OR REPLACE INTO runtime_built_from VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        values)
+    return len(values)
+
+
+def _naive(moment: datetime | None) -> datetime | None:
+    if isinstance(moment, datetime) and moment.tzinfo is not None:
+        return moment.astimezone(UTC).replace(tzinfo=None)
+    return moment
