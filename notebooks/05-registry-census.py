@@ -32,7 +32,7 @@
 import polars as pl
 from IPython.display import Image, display
 
-from pipeline.analysis import runtime_population, stats
+from pipeline.analysis import runtime_population, source_vs_wire, stats
 from pipeline.report import census as report
 from pipeline.report import plots, population_plots
 
@@ -90,7 +90,9 @@ display(servers.filter(pl.col("repo").str.contains("(?i)tools")))
 
 # %% [markdown]
 # At run time (`census probe-registry`: each registry package installed and started in a
-# sandbox): how far each got, the detector against the servers' answers, and each disagreement.
+# sandbox): how far each got, the detector against the servers' answers (in all, by the rule
+# that says the scanned commit is the one the package was built from: `exact-tag` first, by SDK
+# and by language), and each disagreement with its cause.
 
 # %%
 packages = runtime_population.package_captures(con, MANIFEST)
@@ -99,10 +101,12 @@ if packages.is_empty():
 else:
     display(runtime_population.probe_funnel(con, MANIFEST))
     display(Image(report.png_bytes(population_plots.funnel_chart(runtime_population.probe_funnel(con, MANIFEST)))))
-    by_server = runtime_population.detector_vs_runtime(con, MANIFEST)
-    display(runtime_population.detector_accuracy(by_server))
+    by_server = source_vs_wire.detector_vs_runtime(con, MANIFEST)
+    display(source_vs_wire.detector_accuracy(by_server))
+    for by in ("rule", "sdk", "language"):
+        display(source_vs_wire.detector_accuracy(by_server, [by]))
     display(by_server.drop("commit"))
-    display(runtime_population.runtime_disagreements(con, MANIFEST))
+    display(source_vs_wire.runtime_disagreements(con, MANIFEST))
 
 # %% [markdown]
 # ## Caveats

@@ -17,7 +17,7 @@ import duckdb
 import polars as pl
 from matplotlib.figure import Figure
 
-from pipeline.analysis import audit, population, runtime_population, stats
+from pipeline.analysis import audit, population, runtime_population, source_vs_wire, stats
 from pipeline.report import plots, population_plots
 from pipeline.report.population_data import RUNTIME_TABLES, TABLES, PopulationData
 from pipeline.report.population_markdown import render
@@ -63,15 +63,16 @@ def _runtime(con: duckdb.DuckDBPyConnection, manifest: str) -> dict[str, pl.Data
     packages = runtime_population.package_captures(con, manifest).filter(pl.col("repo").is_in(repos))
     if not packages.height:
         return {}
-    by_server = runtime_population.detector_vs_runtime(con, manifest)
-    accuracy = runtime_population.detector_accuracy
+    by_server = source_vs_wire.detector_vs_runtime(con, manifest)
+    accuracy = source_vs_wire.detector_accuracy
     return {"runtime_packages": packages,
             "runtime_funnel": runtime_population.probe_funnel(con, manifest),
             "runtime_seed_000": runtime_population.runtime_seed_000(con, manifest),
             "runtime_detector": by_server, "runtime_accuracy": accuracy(by_server),
+            "runtime_accuracy_rule": source_vs_wire.by_rule(by_server),
             "runtime_accuracy_sdk": accuracy(by_server, ["sdk"]),
             "runtime_accuracy_language": accuracy(by_server, ["language"]),
-            "runtime_disagreements": runtime_population.runtime_disagreements(con, manifest)}
+            "runtime_disagreements": source_vs_wire.runtime_disagreements(con, manifest)}
 
 
 def _without_paths(column: str) -> pl.Expr:

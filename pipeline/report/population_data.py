@@ -46,15 +46,18 @@ class PopulationData:
     runtime_seed_000: pl.DataFrame = field(default_factory=pl.DataFrame)
     """``runtime_population.runtime_seed_000``."""
     runtime_detector: pl.DataFrame = field(default_factory=pl.DataFrame)
-    """``runtime_population.detector_vs_runtime``."""
+    """``source_vs_wire.detector_vs_runtime``."""
     runtime_accuracy: pl.DataFrame = field(default_factory=pl.DataFrame)
-    """``runtime_population.detector_accuracy`` over every server."""
+    """``source_vs_wire.detector_accuracy`` over every server."""
+    runtime_accuracy_rule: pl.DataFrame = field(default_factory=pl.DataFrame)
+    """the same by the rule that pins each commit to its package's version (``exact-tag`` first);
+    empty in a report saved before it."""
     runtime_accuracy_sdk: pl.DataFrame = field(default_factory=pl.DataFrame)
     """the same by SDK."""
     runtime_accuracy_language: pl.DataFrame = field(default_factory=pl.DataFrame)
     """the same by language."""
     runtime_disagreements: pl.DataFrame = field(default_factory=pl.DataFrame)
-    """``runtime_population.runtime_disagreements``."""
+    """``source_vs_wire.runtime_disagreements``."""
 
 
 TABLES = tuple(f.name for f in fields(PopulationData) if f.name != "manifest")

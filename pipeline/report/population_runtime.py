@@ -109,14 +109,29 @@ def _accuracy(data: PopulationData) -> str:
         "### The detector against the servers' own answers",
         f"Over the {total['servers']} servers that answered and have a scanned source{left_out}, the detector's "
         f"precision by tool name is {precision} and its recall {recall} ({total['matched']} names on both sides, "
-        f"{total['runtime_only']} sent but not found, {total['source_only']} found but not sent). An automatic "
+        f"{total['runtime_only']} sent but not found, {total['source_only']} found but not sent"
+        f"{_set_aside(total)}). An automatic "
         "oracle beside the hand audit's: it needs no reader, but it is only as good as the pairing. Precision is a "
         "floor: a tool registered behind a variable, a flag or a credential the server was not given is in its "
         "source and not sent; and where the package and the pinned commit are months apart, each side may hold "
-        "tools the other does not (the causes below). By SDK, then by language:",
+        "tools the other does not (the causes below). "
+        + ("By the rule that says the scanned commit is the one the package was built from (`exact-tag` and "
+           "`metadata`: version for version; `by-date`: the last commit before the release; `none`: the "
+           "manifest's own pin), then by SDK, then by language:" if data.runtime_accuracy_rule.height else
+           "By SDK, then by language:"),
+        *([markdown_table(data.runtime_accuracy_rule)] if data.runtime_accuracy_rule.height else []),
         markdown_table(data.runtime_accuracy_sdk),
         markdown_table(data.runtime_accuracy_language),
     ])
+
+
+def _set_aside(total: dict[str, object]) -> str:
+    """How many names precision and recall set aside, where the frame counts them."""
+    conditional, generated = total.get("conditional"), total.get("generated")
+    if not conditional and not generated:
+        return ""
+    return (f"; set aside: {conditional or 0} found only under a condition, {generated or 0} sent by servers "
+            "whose tools are named at run time")
 
 
 def _disagreements(data: PopulationData) -> str:

@@ -12,10 +12,6 @@ import duckdb
 from pipeline.runtime.built_from import BuiltFrom, Release
 from pipeline.store.runtime import ensure_readable
 
-TABLE = """CREATE TABLE IF NOT EXISTS runtime_built_from (
-    server VARCHAR PRIMARY KEY, registry VARCHAR NOT NULL, package VARCHAR NOT NULL, version VARCHAR NOT NULL,
-    released_at_utc TIMESTAMP, repo VARCHAR NOT NULL, subfolder VARCHAR, rule VARCHAR, ref VARCHAR,
-    commit VARCHAR, committed_at_utc TIMESTAMP, days_apart DOUBLE, reason VARCHAR NOT NULL)"""
 #: ``owner/name`` as a package's metadata gives a GitHub repository (``package_metadata.github_repo``)
 REPO = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]*/[A-Za-z0-9._-]+$")
 
@@ -42,7 +38,7 @@ def answered(con: duckdb.DuckDBPyConnection) -> list[Release]:
 
 def save(con: duckdb.DuckDBPyConnection, rows: Iterable[BuiltFrom]) -> int:
     """Store ``rows``, each replacing the server's row from before; how many."""
-    con.execute(TABLE)
+    ensure_readable(con)
     values = [(r.release.server, r.release.registry, r.release.package, r.release.version,
                _naive(r.release.released_at_utc), r.release.repo, r.release.subfolder, r.rule, r.ref, r.commit,
                _naive(r.committed_at_utc), r.days_apart, r.reason) for r in rows]

@@ -10,7 +10,9 @@ Tables (created by :func:`install`, which ``schema.install`` calls):
   ``true`` / ``false`` / ``unset`` vocabulary of ``tools`` (see ``pipeline.runtime.ingest``);
 - ``runtime_servers``: which repository holds each server's source, for
   ``pipeline.analysis.runtime.static_vs_runtime``;
-- ``runtime_draws``: the seeded sample ``census probe-registry --sample`` drew (the latest draw).
+- ``runtime_draws``: the seeded sample ``census probe-registry --sample`` drew (the latest draw);
+- ``runtime_built_from``: the commit each package that answered was built from
+  (``pipeline.store.built_from``).
 
 A capture replaces the server's previous one in one transaction, except that a skipped
 capture never replaces an ``ok`` one (as a scanned snapshot is never replaced by a later
@@ -76,6 +78,14 @@ TABLES = {
     server VARCHAR PRIMARY KEY,
     repo VARCHAR NOT NULL,
     subfolder VARCHAR                 -- the folder of repo holding the server (the registry's repository.subfolder)
+""",
+    "runtime_built_from": """
+    server VARCHAR PRIMARY KEY, registry VARCHAR NOT NULL, package VARCHAR NOT NULL, version VARCHAR NOT NULL,
+    released_at_utc TIMESTAMP, repo VARCHAR NOT NULL, subfolder VARCHAR,
+    rule VARCHAR,                     -- exact-tag, metadata, by-date; NULL: none answered (see reason)
+    ref VARCHAR, commit VARCHAR, committed_at_utc TIMESTAMP,
+    days_apart DOUBLE,                -- from the commit to the release
+    reason VARCHAR NOT NULL
 """,
 }
 #: the statements that create them

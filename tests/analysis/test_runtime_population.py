@@ -14,12 +14,12 @@ import polars as pl
 import pytest
 from tree_census import tree_census
 
-from pipeline.analysis import runtime_population
+from pipeline.analysis import runtime_population, source_vs_wire
 from pipeline.report import census as report
 from pipeline.report import population as report_population
 from pipeline.runtime.ingest import SKIPPED, STDIO, Capture, ingest_tools_list
 from pipeline.store.database import Store
-from pipeline.store.runtime import PackageRun, record_capture, set_server_repo
+from pipeline.store.runtime import PackageRun, ensure_readable, record_capture, set_server_repo
 
 TS = (b'import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";\n'
       b'const server = new McpServer({ name: "m", version: "1" });\n')
@@ -93,7 +93,7 @@ def test_each_package_has_its_step_and_its_dates(con: duckdb.DuckDBPyConnection)
 
 
 def test_the_detector_is_held_against_the_answers_within_the_server_folder(con: duckdb.DuckDBPyConnection) -> None:
-    frame = runtime_population.detector_vs_runtime(con, "runtime")
+    frame = source_vs_wire.detector_vs_runtime(con, "runtime")
     rows = {r["server"]: r for r in frame.iter_rows(named=True)}
     multi = rows["io.github.acme/multi"]  # other-tool lives outside the server's subfolder: not counted
     assert (multi["matched"], multi["runtime_only"], multi["source_only"]) == (2, 1, 1)
@@ -103,17 +103,40 @@ def test_the_detector_is_held_against_the_answers_within_the_server_folder(con: 
     assert multi["language"] == "typescript"
     py = rows["io.github.acme/py"]
     assert (py["matched"], py["runtime_only"], py["source_only"], py["recall"]) == (1, 0, 1, 1.0)
-    total = runtime_population.detector_accuracy(frame).row(0, named=True)
+    total = source_vs_wire.detector_accuracy(frame).row(0, named=True)
     assert (total["servers"], total["matched"], total["precision"]) == (2, 3, pytest.approx(3 / 5))
-    by_language = runtime_population.detector_accuracy(frame, ["language"])
+    by_language = source_vs_wire.detector_accuracy(frame, ["language"])
     assert set(by_language["language"].to_list()) == {"typescript", "python"}
 
 
 def test_each_disagreement_has_its_likely_cause(con: duckdb.DuckDBPyConnection) -> None:
-    rows = runtime_population.runtime_disagreements(con, "runtime").select("tool_name", "side", "cause").rows()
-    assert rows == [("new-tool", "runtime only", runtime_population.PACKAGE_NEWER),
-                    ("old-tool", "source only", runtime_population.SOURCE_OLDER),
-                    ("remove", "source only", runtime_population.SOURCE_NEWER)]
+    rows = source_vs_wire.runtime_disagreements(con, "runtime").select("tool_name", "side", "cause", "detail").rows()
+    assert rows == [("new-tool", "runtime only", source_vs_wire.NOT_MATCHED,
+                     "package released 31 days after the scanned commit"),
+                    ("old-tool", "source only", source_vs_wire.NOT_MATCHED,
+                     "package released 31 days after the scanned commit"),
+                    ("remove", "source only", source_vs_wire.NOT_MATCHED,
+                     "package released 59 days before the scanned commit")]
+
+
+def test_at_the_commit_a_package_was_built_from_a_disagreement_is_the_detectors(db: Path, tmp_path: Path) -> None:
+    copy = tmp_path / "c.duckdb"
+    shutil.copy(db, copy)
+    with duckdb.connect(str(copy)) as writable:
+        ensure_readable(writable)
+        writable.execute("""
+            INSERT INTO runtime_built_from SELECT c.server, 'npm', c.package_name, c.package_version,
+                   c.package_released_at_utc, s.repo, s.subfolder, 'exact-tag', 'v1.0.0', n.commit, n.committed_at_utc,
+                   31, '' FROM runtime_captures c JOIN runtime_servers s USING (server)
+                   JOIN snapshots n ON n.repo = s.repo
+            WHERE c.server = 'io.github.acme/multi'""")
+        frame = source_vs_wire.detector_vs_runtime(writable, "runtime")
+        rows = source_vs_wire.runtime_disagreements(writable, "runtime").filter(
+            pl.col("server") == "io.github.acme/multi").select("tool_name", "cause", "detail").rows()
+    assert rows == [("new-tool", source_vs_wire.DETECTOR_MISS, "exact-tag"),
+                    ("old-tool", source_vs_wire.DETECTOR_EXTRA, "exact-tag")]
+    by_rule = dict(source_vs_wire.detector_accuracy(frame, ["rule"]).select("rule", "servers").iter_rows())
+    assert by_rule == {"exact-tag": 1, None: 1}
 
 
 def test_seed_000s_table_from_the_answers(con: duckdb.DuckDBPyConnection) -> None:
@@ -132,7 +155,7 @@ def test_the_section_joins_the_population_report_and_is_rebuilt_from_its_frames(
     assert "installed each of the 3 servers with an npm or PyPI package" in text
     assert "2 answered, with 4 tools" in text
     assert "precision by tool name is 0.600 and its recall 0.750" in text
-    assert f"| new-tool | runtime only | {runtime_population.PACKAGE_NEWER} |" in text
+    assert f"| new-tool | runtime only | {source_vs_wire.NOT_MATCHED} |" in text
     assert (tmp_path / "out" / "runtime-funnel.png").stat().st_size > 1000
     copy = tmp_path / "copy"
     shutil.copytree(tmp_path / "out" / "data", copy / "data")
@@ -161,11 +184,11 @@ def test_a_package_built_from_another_repository_is_no_oracle(db: Path, tmp_path
                          "WHERE server = 'io.github.acme/multi'")
         writable.execute("UPDATE runtime_captures SET package_repository = 'ACME/P_y' "
                          "WHERE server = 'io.github.acme/py'")
-        frame = runtime_population.detector_vs_runtime(writable, "runtime")
-        causes = runtime_population.runtime_disagreements(writable, "runtime")
+        frame = source_vs_wire.detector_vs_runtime(writable, "runtime")
+        causes = source_vs_wire.runtime_disagreements(writable, "runtime")
     same = dict(frame.select("server", "same_repository").iter_rows())
     assert same == {"io.github.acme/multi": False, "io.github.acme/py": True}  # renamed: case and separators aside
-    total = runtime_population.detector_accuracy(frame).row(0, named=True)
+    total = source_vs_wire.detector_accuracy(frame).row(0, named=True)
     assert (total["servers"], total["matched"], total["source_only"]) == (1, 1, 1)  # acme/multi left out
     multi = causes.filter(pl.col("server") == "io.github.acme/multi")["cause"].unique().to_list()
-    assert multi == [runtime_population.OTHER_REPOSITORY]
+    assert multi == [source_vs_wire.OTHER_REPOSITORY]
