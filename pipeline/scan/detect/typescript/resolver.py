@@ -86,7 +86,7 @@ class Resolver:
         owner, name = self.resolve(ref.at(base))  # a member of a member: tool.schema.name
         if owner.node.type == "identifier" and (owner.file is not ref.file or owner.node != base) and self.scopes:
             owner = replace(self, scopes=()).resolve(owner)[0]  # a wrapper's argument, where the call wrote it
-        value = self.get(owner, ref.file.text(prop)) if owner.node.type == "object" else None
+        value = self.get(owner, ref.file.text(prop)) if owner.node.type in ("object", "enum_body") else None
         if value is None:
             return ref, None
         target = value.at(unwrap(value.node))

@@ -108,9 +108,14 @@ def key_name(ref: Ref, lookup: Lookup) -> tuple[str | None, bool]:
 
 
 def entries(ref: Ref, lookup: Lookup) -> Iterator[tuple[str | None, Ref, bool]]:
-    """An object literal's members as (key, value, key-from-constant); spreads give key ``None``."""
+    """An object literal's members as (key, value, key-from-constant); spreads give key ``None``;
+    an enum's members with a value (``ECHO = "echo"``) as an object's."""
     for child in named(ref.node):
-        if child.type == "pair":
+        if child.type == "enum_assignment":
+            member, value = child.child_by_field_name("name"), child.child_by_field_name("value")
+            if member is not None and value is not None:
+                yield ref.file.text(member), ref.at(value), False
+        elif child.type == "pair":
             key_node, value = child.child_by_field_name("key"), child.child_by_field_name("value")
             if key_node is not None and value is not None:
                 key, constant = key_name(ref.at(key_node), lookup)
