@@ -2,7 +2,7 @@
 
 1. ``exact-tag``: a tag of the repository naming the version, the package's own tags first:
    ``NAME@1.2.3``, ``NAME-v1.2.3``, ``NAME-1.2.3``, ``NAME/v1.2.3`` (``NAME`` as published, without
-   its npm scope, and for PyPI with ``-``/``_`` alike), then ``v1.2.3`` and ``1.2.3``; compared
+   its npm scope, and for PyPI with ``-``/``_`` alike), then ``v1.2.3``, ``1.2.3`` and ``v.1.2.3``; compared
    without case;
 2. ``metadata``: the commit the package's own metadata names (npm's ``gitHead``), when the
    repository holds it;
@@ -83,7 +83,7 @@ def tag_names(package: str, version: str) -> list[str]:
     bare = package.rsplit("/", 1)[-1]
     names = dict.fromkeys([package, bare, bare.replace("_", "-"), bare.replace("-", "_")])
     own = [f"{name}{sep}{version}" for name in names for sep in ("@", "-v", "-", "/v")]
-    return [*own, f"v{version}", version]
+    return [*own, f"v{version}", version, f"v.{version}"]
 
 
 def built_from(release: Release, history: History) -> BuiltFrom:

@@ -27,7 +27,7 @@ PYTHON_DETECT = (b"mcp", b"agents", b"claude_agent_sdk", b"langchain", b"crewai"
 #: lower-cased bytes of the packages the TypeScript detector attributes tools to
 TS_IMPORTS = (
     b"modelcontextprotocol", b"fastmcp", b"mcp-handler", b"mcp-adapter", b"agents/mcp", b"@mastra/", b"openclaw",
-    b"mcp-framework", b"@azure/functions", b"litemcp",
+    b"mcp-framework", b"@azure/functions", b"litemcp", b"tmcp",
 )
 #: lower-cased bytes that make a file worth indexing (it may define presets, tool lists, wrappers)
 TS_INDEX = (

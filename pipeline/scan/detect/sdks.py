@@ -51,6 +51,7 @@ _ALL = (
     Sdk("ts-mcp", "typescript", True, ("@modelcontextprotocol/sdk", "@modelcontextprotocol/server")),
     Sdk("ts-fastmcp", "typescript", True, ("fastmcp", "litemcp")),  # litemcp: fastmcp's forerunner
     Sdk("ts-mastra", "typescript", True, ("@mastra/mcp",)),
+    Sdk("ts-tmcp", "typescript", True, ("tmcp",)),  # paoloricciuti/tmcp: server.tool({ name, ... }, fn)
     Sdk("ts-mcp-framework", "typescript", True, ("mcp-framework",)),
     Sdk("ts-azure-functions", "typescript", True, ("@azure/functions",)),
     Sdk("openclaw", "typescript", False, ("openclaw", "openclaw/plugin-sdk")),

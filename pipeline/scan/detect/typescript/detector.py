@@ -7,6 +7,7 @@ Forms (sdk-idioms.md 4.1-4.4, 13), each attributed by the file's imports, never 
   ``TOOLS`` constant of another file); also through ``mcp-handler``, ``@vercel/mcp-adapter`` and
   ``agents/mcp`` (``this.server.tool``). Loops over a known tool list give one row per element.
 - ``ts-fastmcp``: ``addTool({...})``, ``addTools([...])`` with ``import { FastMCP } from "fastmcp"``.
+- ``ts-tmcp``: ``server.tool({ name, ... }, fn)`` and ``defineTool({...}, fn)`` with imports from ``tmcp``.
 - ``ts-mcp-framework``: classes extending mcp-framework's ``MCPTool`` (``classes``).
 - Mastra ``createTool``: ``ts-mastra`` (named by its key in ``new MCPServer({ tools })``, as the
   server lists it) when registered anywhere in the tree, else the look-alike ``mastra-agent``.
@@ -51,7 +52,7 @@ _INDEX_MARKERS = (*MARKERS, b"execute", b"createtool")
 _DETECT_MARKERS = markers.TS_DETECT
 #: callee names of the forms this module reads (wrapper names are added per tree)
 _FORMS = ("registerTool", "tool", "addTool", "addTools", "setRequestHandler", "createTool", "mcpTool",
-          "registerAppTool")
+          "registerAppTool", "defineTool")
 _CALL_MARKERS = markers.TS_CALLS
 _OBJECTISH = ("object", "identifier", "call_expression")
 
@@ -151,6 +152,9 @@ class TypeScriptDetector:
         elif member and name == "registerTool" and first in _OBJECTISH and \
                 (imports.openclaw or (imports.openclaw_shaped and agent_tool(res, call))):
             yield from self._emit("openclaw", "register-tool", forms.object_tools(res, call, False))
+        elif name in ("tool", "defineTool") and member == (name == "tool") and imports.tmcp and first in _OBJECTISH:
+            found = forms.object_tools(res, call, False)  # tmcp: server.tool({...}, fn), defineTool({...}, fn)
+            yield from self._emit("ts-tmcp", "tool" if member else "define-tool", found)
         elif member and name == "tool" and mcp:
             if not self._project.wrapping.given_tool(call):
                 yield from self._loop_or(res, call, "tool", forms.legacy_tool)

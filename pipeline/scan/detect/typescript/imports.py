@@ -81,8 +81,9 @@ class Imports:
     @property
     def tool_library(self) -> bool:
         """The file imports some library with a tool API of its own (MCP's or another's)."""
-        return self.mcp_server or self.mcp_client or self.fastmcp or self.mcp_framework or self.mastra_core \
-            or self.mastra_mcp or self.openclaw or self.vercel_ai or self.azure_functions or self.mcp_apps
+        return self.mcp_server or self.mcp_client or self.fastmcp or self.tmcp or self.mcp_framework \
+            or self.mastra_core or self.mastra_mcp or self.openclaw or self.vercel_ai or self.azure_functions \
+            or self.mcp_apps
 
     @property
     def mcp_apps(self) -> bool:
@@ -93,6 +94,11 @@ class Imports:
     def fastmcp(self) -> bool:
         """punkpeye ``fastmcp``, or ``litemcp``, the library it grew from (the same ``addTool({...})``)."""
         return self._any("fastmcp", "litemcp")
+
+    @property
+    def tmcp(self) -> bool:
+        """``tmcp``, whose ``server.tool({ name, ... }, fn)`` and ``defineTool({...}, fn)`` define a tool."""
+        return self._any("tmcp")
 
     @property
     def mcp_framework(self) -> bool:
