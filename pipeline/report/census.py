@@ -34,8 +34,8 @@ from pipeline.report.tables import AGREEMENT_CHART, CHARTS, HISTORY_CHART, markd
 from pipeline.store import schema
 
 __all__ = ["CHARTS", "ReportData", "charts", "choose_manifest", "collect", "export", "load", "markdown_table",
-           "no_runtime_frames", "png_bytes", "rebuild", "render", "runtime_frames", "write", "write_from_db",
-           "write_runtime_from_db"]
+           "no_runtime_frames", "png_bytes", "rebuild", "rebuilt_charts", "render", "runtime_frames", "write",
+           "write_from_db", "write_runtime_from_db"]
 
 DATA_DIR = "data"
 
@@ -145,12 +145,28 @@ def write(data: ReportData, folder: Path) -> list[Path]:
 def rebuild(folder: Path) -> list[Path]:
     """Rewrite a report from its own data export (no database needed): after a change to the
     rendering code, this is what the committed report must become."""
-    meta = json.loads((folder / DATA_DIR / "report.json").read_text(encoding="utf-8"))
-    if meta.get("layout") == report_population.LAYOUT:
+    layout = _layout(folder)
+    if layout == report_population.LAYOUT:
         return report_population.write(report_population.load(folder), folder)
-    if meta.get("layout") == runtime_census.LAYOUT:
+    if layout == runtime_census.LAYOUT:
         return runtime_census.write(runtime_census.load(folder), folder)
     return write(load(folder), folder)
+
+
+def rebuilt_charts(folder: Path) -> dict[str, Figure]:
+    """The figures ``rebuild`` draws from ``folder``'s data export, by file name (nothing is written)."""
+    layout = _layout(folder)
+    if layout == report_population.LAYOUT:
+        return report_population.charts(report_population.load(folder))
+    if layout == runtime_census.LAYOUT:
+        return runtime_census.charts(runtime_census.load(folder))
+    return charts(load(folder))
+
+
+def _layout(folder: Path) -> str | None:
+    """The layout ``folder/data/report.json`` names (none: a per-repository report)."""
+    layout = json.loads((folder / DATA_DIR / "report.json").read_text(encoding="utf-8")).get("layout")
+    return str(layout) if layout else None
 
 
 def write_runtime_from_db(db: Path, name: str, out: Path | None) -> list[Path]:

@@ -16,7 +16,8 @@ import polars as pl
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
-from matplotlib.ticker import MaxNLocator
+
+from pipeline.report.chart_text import NAME_CHARACTERS, count, count_axis, repo_lines, short
 
 #: where matches sit (the role of their file), and their colours (stacked in this order)
 PLACES = {"in_server": ("server code", "#1f77b4"), "in_examples": ("examples", "#17becf"),
@@ -33,6 +34,10 @@ AGREEMENT = {"same": ("same", "#2ca02c"), "added_on_wire": ("added on wire", "#1
              "resolved": ("resolved (an expression in source)", "#7f7f7f")}
 MCP_COLOUR, LOOKALIKE_COLOUR, ANNOTATED_COLOUR, TITLE_COLOUR = "#1f77b4", "#bbbbbb", "#08306b", "#9467bd"
 WIDTH_INCHES = 9.0
+#: how many characters of small text a row of bars across the figure holds, all labels together
+ROW_CHARACTERS = 100
+#: how many characters of an upright name a panel holds, and the height they add to it
+UPRIGHT_CHARACTERS, ROTATED_INCHES = 24, 1.6
 
 
 def hint_coverage_chart(coverage: pl.DataFrame) -> Figure:
@@ -60,10 +65,10 @@ def _coverage_panel(ax: Axes, rows: pl.DataFrame, reading: str) -> None:
     tools = sum(rows["tools"].head(1).to_list())
     annotated = sum(rows["annotated_tools"].head(1).to_list())
     ax.axvline(annotated, color="black", linestyle="--", linewidth=1)
-    ax.set_title(f"{reading}: {tools} tools, {annotated} annotated (dashed)", fontsize="medium")
+    ax.set_title(f"{reading}\n{count(tools)} tools, {count(annotated)} annotated (dashed)", fontsize="medium")
     ax.set_xlabel("tool definitions (declared)")
     ax.set_xlim(0, max(tools, 1))
-    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    count_axis(ax.xaxis, 4)  # two panels side by side: room for five counts each
 
 
 def published_vs_measured_chart(frame: pl.DataFrame) -> Figure:
@@ -73,7 +78,9 @@ def published_vs_measured_chart(frame: pl.DataFrame) -> Figure:
     non_zero = (pl.col("published").fill_null(0) > 0) | (pl.col("measured").fill_null(0) > 0)
     terms = frame.filter(non_zero)["term"].unique(maintain_order=True).to_list()
     zeros = [t for t in frame["term"].unique(maintain_order=True).to_list() if t not in terms]
-    figure = Figure(figsize=(WIDTH_INCHES, 2.2 * max(len(terms), 1) + 1.2), layout="constrained")
+    widest = max([frame.filter(pl.col("term") == term).height for term in terms], default=1)
+    panel = 2.2 + (ROTATED_INCHES if _upright(widest) else 0)
+    figure = Figure(figsize=(WIDTH_INCHES, panel * max(len(terms), 1) + 1.2), layout="constrained")
     title = "Published vs measured matches (case-insensitive byte counts)"
     note = textwrap.fill(f"not drawn, every figure 0 or not published: {', '.join(zeros)}", 100)
     figure.suptitle(f"{title}\n{note}" if zeros else title, fontsize="medium")
@@ -88,18 +95,29 @@ def published_vs_measured_chart(frame: pl.DataFrame) -> Figure:
 
 def _term_panel(ax: Axes, rows: pl.DataFrame, term: str) -> None:
     repos = rows["repo"].to_list()
+    at = range(len(repos))  # bars by position: two long names shortened alike stay two bars
     bottom = [0] * len(repos)
     for column, (label, colour) in PLACES.items():
         values = [v or 0 for v in rows[column].to_list()]
-        ax.bar(repos, values, bottom=bottom, color=colour, label=f"measured: {label}", width=0.6)
+        ax.bar(at, values, bottom=bottom, color=colour, label=f"measured: {label}", width=0.6)
         bottom = [a + b for a, b in zip(bottom, values, strict=True)]
     published = [(n, v) for n, v in enumerate(rows["published"].to_list()) if v is not None]
     ax.scatter([n for n, _ in published], [v for _, v in published], marker="_", s=900, color="black",
                linewidths=2.5, label="published", zorder=3)
     ax.set_ylabel(f"{term}\nmatches")
     ax.set_ylim(0, max([*bottom, *(v for _, v in published), 1]) * 1.15)
-    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+    count_axis(ax.yaxis, 6)
+    characters = ROW_CHARACTERS // max(len(repos), 1) - 1
+    if _upright(len(repos)):  # too many bars for names across: each name upright, shortened
+        ax.set_xticks(at, [short(repo, UPRIGHT_CHARACTERS) for repo in repos], rotation=90)
+    else:
+        ax.set_xticks(at, [repo_lines(repo, characters) for repo in repos])
     ax.tick_params(axis="x", labelsize="small")
+
+
+def _upright(bars: int) -> bool:
+    """Whether a row of ``bars`` bars has too little room to write their names across."""
+    return ROW_CHARACTERS // max(bars, 1) - 1 < 10
 
 
 def tools_by_sdk_chart(frame: pl.DataFrame) -> Figure:
@@ -109,16 +127,18 @@ def tools_by_sdk_chart(frame: pl.DataFrame) -> Figure:
     if frame.is_empty():
         return _empty(figure, "no tool definition found")
     ax = figure.subplots()
-    labels = [f"{r} · {s}" for r, s in zip(frame["repo"], frame["sdk"], strict=True)][::-1]
+    labels = [short(f"{r} · {s}") for r, s in zip(frame["repo"], frame["sdk"], strict=True)][::-1]
+    at = range(len(labels))  # bars by position: two long names shortened alike stay two bars
     is_mcp = frame["is_mcp"].to_list()[::-1]
     colours = [MCP_COLOUR if m else LOOKALIKE_COLOUR for m in is_mcp]
-    ax.barh(labels, frame["tools"].to_list()[::-1], color=colours)
+    ax.barh(at, frame["tools"].to_list()[::-1], color=colours)
     annotated = [a if m else 0 for a, m in zip(frame["annotated_tools"].to_list()[::-1], is_mcp, strict=True)]
-    ax.barh(labels, annotated, color=ANNOTATED_COLOUR, height=0.4)
+    ax.barh(at, annotated, color=ANNOTATED_COLOUR, height=0.4)
+    ax.set_yticks(at, labels)
     _legend(ax, [("MCP tools", MCP_COLOUR), ("declaring annotations (source)", ANNOTATED_COLOUR),
                  ("look-alike tools (not MCP)", LOOKALIKE_COLOUR)])
     ax.set_xlabel("tool definitions")
-    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    count_axis(ax.xaxis, 8)
     figure.suptitle("Tool definitions by library")
     return figure
 
@@ -133,24 +153,26 @@ def tools_by_role_chart(frame: pl.DataFrame) -> Figure:
         return _empty(figure, "no tool definition found")
     ax = figure.subplots()
     labels = repos[::-1]
+    at = range(len(labels))  # bars by position: two long names shortened alike stay two bars
     wide = {role: dict(zip(rows["repo"], rows["mcp_tools"], strict=True))
             for role in ROLE_COLOURS for rows in [frame.filter(pl.col("role") == role)]}
     left = [0] * len(labels)
     for role, (_, colour) in ROLE_COLOURS.items():
         values = [wide[role].get(r, 0) for r in labels]
-        ax.barh(labels, values, left=left, color=colour, height=0.5)
+        ax.barh(at, values, left=left, color=colour, height=0.5)
         left = [a + b for a, b in zip(left, values, strict=True)]
     server = frame.filter(pl.col("role") == "server")
     annotated = dict(zip(server["repo"], server["annotated_tools"], strict=True))
-    ax.barh(labels, [annotated.get(r, 0) for r in labels], color=ANNOTATED_COLOUR, height=0.25)
+    ax.barh(at, [annotated.get(r, 0) for r in labels], color=ANNOTATED_COLOUR, height=0.25)
     lookalikes = frame.group_by("repo").agg(pl.col("lookalike_tools").sum())
     others = dict(zip(lookalikes["repo"], lookalikes["lookalike_tools"], strict=True))
-    ax.barh(labels, [others.get(r, 0) for r in labels], left=left, color=LOOKALIKE_COLOUR, height=0.5)
+    ax.barh(at, [others.get(r, 0) for r in labels], left=left, color=LOOKALIKE_COLOUR, height=0.5)
+    ax.set_yticks(at, [short(label) for label in labels])
     _legend(ax, [*((label, colour) for label, colour in ROLE_COLOURS.values()),
                  ("server tools declaring annotations (source)", ANNOTATED_COLOUR),
                  ("look-alike tools (not MCP)", LOOKALIKE_COLOUR)])
     ax.set_xlabel("tool definitions")
-    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    count_axis(ax.xaxis, 8)
     figure.suptitle("Tool definitions by where they live")
     return figure
 
@@ -167,25 +189,26 @@ def runtime_agreement_chart(summary: pl.DataFrame) -> Figure:
         return _empty(figure, "no captured server is paired with a scanned repository")
     axes = figure.subplots(1, len(hints), sharey=True, squeeze=False)[0]
     for ax, hint in zip(axes, hints, strict=True):
-        _agreement_panel(ax, summary.filter(pl.col("hint") == hint), hint)
+        _agreement_panel(ax, summary.filter(pl.col("hint") == hint), hint, servers)
+    axes[0].set_yticks(range(len(servers)), [short(server) for server in servers[::-1]])
     figure.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center", ncols=3, fontsize="small")
     return figure
 
 
-def _agreement_panel(ax: Axes, rows: pl.DataFrame, hint: str) -> None:
+def _agreement_panel(ax: Axes, rows: pl.DataFrame, hint: str, servers: list[str]) -> None:
     rows = rows.reverse()  # barh draws bottom-up: keep the frame's order top-down
-    servers = rows["server"].to_list()
-    left = [0] * len(servers)
+    at = [len(servers) - 1 - servers.index(server) for server in rows["server"]]
+    left = [0] * len(at)
     for column, (label, colour) in AGREEMENT.items():
         values = rows[column].fill_null(0).to_list()
-        ax.barh(servers, values, left=left, color=colour, label=label)
+        ax.barh(at, values, left=left, color=colour, label=label)
         left = [a + b for a, b in zip(left, values, strict=True)]
-    ax.scatter(rows["as_expected"].fill_null(0).to_list(), servers, marker="|", s=250, color="black",
+    ax.scatter(rows["as_expected"].fill_null(0).to_list(), at, marker="|", s=250, color="black",
                linewidths=2, label="received as expected on the wire", zorder=3)
     ax.set_title(hint, fontsize="medium")
     ax.set_xlabel("tools on both sides")
     ax.set_xlim(0, max([*left, 1]) * 1.05)  # room for a tick at the end of the longest bar
-    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    count_axis(ax.xaxis, 3)  # four panels side by side: room for four counts each
 
 
 def _legend(ax: Axes, entries: Sequence[tuple[str, str]]) -> None:
@@ -204,7 +227,10 @@ def history_chart(series: pl.DataFrame) -> Figure:
     """``stats.history_series``: per published tree, each published term's count over its commits,
     the published figure as a dashed line and the commit the manifest pins as a dotted one."""
     repos = series["repo"].unique(maintain_order=True).to_list()
-    figure = Figure(figsize=(WIDTH_INCHES, 2.4 * max(len(repos), 1)), layout="constrained")
+    terms = max(series.group_by("repo").agg(pl.col("term").n_unique())["term"].to_list(), default=0)
+    entries = 2 * terms + 1  # the legend beside a panel: a count and a figure per term, the pin
+    panel = max(2.4, 0.17 * entries + 0.6)
+    figure = Figure(figsize=(WIDTH_INCHES, panel * max(len(repos), 1)), layout="constrained")
     axes = figure.subplots(max(len(repos), 1), 1, squeeze=False)[:, 0]
     for ax, repo in zip(axes, repos, strict=False):
         rows = series.filter(pl.col("repo") == repo)
@@ -217,9 +243,10 @@ def history_chart(series: pl.DataFrame) -> Figure:
         pinned = rows.filter(pl.col("pinned"))["committed_at_utc"].to_list()
         if pinned:
             ax.axvline(pinned[0], color="black", linestyle=":", linewidth=1, label="the pinned commit")
-        ax.set_title(repo, fontsize="medium")
+        ax.set_title(short(repo, 2 * NAME_CHARACTERS), fontsize="medium")
         ax.set_ylabel("matches")
-        ax.legend(fontsize="x-small", loc="upper left")
+        count_axis(ax.yaxis, 5)
+        ax.legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.01, 1.0))  # beside the lines, not on them
         ax.spines[["top", "right"]].set_visible(False)
     figure.suptitle("Published terms over each tree's history (matches: byte counts at each commit)")
     return figure

@@ -11,6 +11,7 @@ from __future__ import annotations
 import polars as pl
 from matplotlib.figure import Figure
 
+from pipeline.report.chart_text import COUNT, count, count_axis, short
 from pipeline.report.plots import ANNOTATED_COLOUR, LOOKALIKE_COLOUR, WIDTH_INCHES
 
 #: the bins of ``annotated_share_chart``: (label, lowest share, highest share), both ends included
@@ -28,10 +29,11 @@ def annotated_share_chart(servers: pl.DataFrame) -> Figure:
     figure = Figure(figsize=(WIDTH_INCHES, 3.4), layout="constrained")
     ax = figure.subplots()
     bars = ax.bar([label for label, _, _ in SHARE_BINS], counts, color=ANNOTATED_COLOUR)
-    ax.bar_label(bars, padding=2, fontsize="small")
+    ax.bar_label(bars, fmt=COUNT, padding=2, fontsize="small")
+    count_axis(ax.yaxis, 6)
     ax.set_xlabel("share of the server's tools that declare an annotations object (in source)")
     ax.set_ylabel("servers (repositories)")
-    ax.set_title(f"{len(shares)} servers by how many of their tools they annotate")
+    ax.set_title(f"{count(len(shares))} servers by how many of their tools they annotate")
     ax.spines[["top", "right"]].set_visible(False)
     return figure
 
@@ -46,8 +48,11 @@ def sdk_coverage_chart(by_sdk: pl.DataFrame) -> Figure:
     plain = [t - a for t, a in zip(tools, annotated, strict=True)]
     figure = Figure(figsize=(WIDTH_INCHES, 0.35 * len(labels) + 1.4), layout="constrained")
     ax = figure.subplots()
-    ax.barh(labels[::-1], annotated[::-1], color=ANNOTATED_COLOUR, label="declare an annotations object")
-    ax.barh(labels[::-1], plain[::-1], left=annotated[::-1], color=LOOKALIKE_COLOUR, label="declare none")
+    at = range(len(labels))  # bars by position: two long names shortened alike stay two bars
+    ax.barh(at, annotated[::-1], color=ANNOTATED_COLOUR, label="declare an annotations object")
+    ax.barh(at, plain[::-1], left=annotated[::-1], color=LOOKALIKE_COLOUR, label="declare none")
+    ax.set_yticks(at, [short(label) for label in labels[::-1]])
+    count_axis(ax.xaxis, 8)
     ax.set_xlabel("server tool definitions (in source)")
     ax.set_title("Server tools by SDK, and how many declare annotations")
     ax.legend(loc="lower right", fontsize="small")
@@ -64,10 +69,11 @@ def funnel_chart(funnel: pl.DataFrame) -> Figure:
     ax = figure.subplots()
     colours = [ANNOTATED_COLOUR if step == ok else LOOKALIKE_COLOUR for step in steps]
     bars = ax.barh(steps[::-1], counts[::-1], color=colours[::-1])
-    ax.bar_label(bars, padding=2, fontsize="small")
+    ax.bar_label(bars, fmt=COUNT, padding=2, fontsize="small")
+    count_axis(ax.xaxis, 8)
     ax.set_xlabel("registry packages (ok: answered tools/list; the others stopped at that step)" if what == "step"
                   else f"registry packages ({ok}: tools/list; the others: the {what} that stopped them)")
-    ax.set_title(f"{sum(counts)} registry packages by the {what} they reached" if what == "step" else
-                 f"{sum(counts)} registry packages: answered, or why not")
+    ax.set_title(f"{count(sum(counts))} registry packages by the {what} they reached" if what == "step" else
+                 f"{count(sum(counts))} registry packages: answered, or why not")
     ax.spines[["top", "right"]].set_visible(False)
     return figure

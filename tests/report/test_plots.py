@@ -90,8 +90,8 @@ def test_hint_coverage_chart_stacks_declared_true_false_and_dynamic() -> None:
     assert false_widths == [0, 0, 0, 2, 0]
     assert [b.get_width() for b in source[10:15]][::-1] == [0, 0, 0, 0, 1]  # the dynamic title
     assert [b.get_width() for b in source[15:20]][::-1] == [0, 0, 0, 0, 1]  # the literal title
-    assert figure.axes[0].get_title() == "declared in source: 8 tools, 4 annotated (dashed)"
-    assert figure.axes[1].get_title() == "on the wire: 8 tools, 5 annotated (dashed)"
+    assert figure.axes[0].get_title() == "declared in source\n8 tools, 4 annotated (dashed)"
+    assert figure.axes[1].get_title() == "on the wire\n8 tools, 5 annotated (dashed)"
 
 
 def test_published_vs_measured_chart_draws_terms_with_a_non_zero_figure() -> None:
