@@ -25,6 +25,7 @@ from collections import defaultdict
 from pipeline.scan.detect import markers
 from pipeline.scan.detect.source import SourceFile
 from pipeline.scan.detect.typescript.classes import Subclasses
+from pipeline.scan.detect.typescript.enums import enum_bodies, enum_names
 from pipeline.scan.detect.typescript.functions import (
     declared_before,
     enclosing_function,
@@ -51,10 +52,6 @@ from pipeline.scan.detect.typescript.wrappers import Wrapper, Wrappers, captures
 #: registration methods a wrapper may call, and the SDK each belongs to
 WRAPPED = {"registerTool": "ts-mcp", "tool": "ts-mcp", "addTool": "ts-fastmcp"}
 _DECLARATIONS = "(variable_declarator) @decl (function_declaration) @fn"
-#: TypeScript's enums (JavaScript's grammar has none)
-_ENUMS = "(enum_declaration) @enum"
-#: ``enum X {`` / ``const enum X {``: an enum's members name tools too (``name: ToolName.ECHO``)
-ENUM_NAMES = re.compile(rb"\benum\s+([A-Za-z_$][\w$]*)\s*\{")
 #: a registration whose first argument is a name, not a literal: a wrapper or a loop (the call
 #: may pass type arguments: ``server.registerTool<Schema>(name, ...)``)
 _MAYBE_WRAPPER = re.compile(rb"""\.(?:registerTool|tool|addTool)\s*(?:<[^()]{0,200}>)?\s*\(\s*(?!["'`{])[A-Za-z_$]""")
@@ -158,9 +155,8 @@ class ProjectIndex:
         self._named.add(file.path)
         for constant, function in DECLARED_NAMES.findall(file.data):
             self._declaring[(constant or function).decode()].append(file)
-        if b"enum" in file.data:
-            for enum in ENUM_NAMES.findall(file.data):
-                self._declaring[enum.decode()].append(file)
+        for enum in enum_names(file):
+            self._declaring[enum].append(file)
 
     def _read_declarations(self, name: str) -> None:
         for file in self._declaring.get(name, ()):
@@ -171,11 +167,8 @@ class ProjectIndex:
                     self._declarator(file, decl)
                 for fn in found.get("fn", []):
                     self._function(file, fn, file.text(fn.child_by_field_name("name")))
-                typed = file.path.endswith((".ts", ".tsx", ".mts", ".cts")) and b"enum" in file.data
-                for enum in captures(file, _ENUMS).get("enum", []) if typed else []:
-                    body, label = enum.child_by_field_name("body"), enum.child_by_field_name("name")
-                    if body is not None and label is not None:
-                        self.consts[file.text(label)].append(Ref(file, body))  # read as an object
+                for enum, body in enum_bodies(file):
+                    self.consts[enum].append(body)  # read as an object
 
     def resolver(self) -> Resolver:
         """A resolver over this index."""
