@@ -3,9 +3,10 @@ imports without an upper bound (``No module named 'mcp.server.fastmcp'`` under m
 
 The module the failing line names is traced to the installed distribution that provides it
 (its ``top_level.txt``, else the first folder of its ``RECORD``); the package is then installed
-again below that distribution's major version (``mcp<2``), the version line it was written for.
-A module of the package itself, of no installed distribution, or of a major version 0 gives no
-bound: nothing earlier to try.
+again below that distribution's major version (``mcp<2``), the version line it was written for;
+below a 0.x distribution's minor version (``acme-client<0.9``), where semantic versioning puts
+breaking changes. A module of the package itself, of no installed distribution, or of version
+0.0.x gives no bound: nothing earlier to try.
 """
 
 from __future__ import annotations
@@ -21,8 +22,8 @@ MISSING = re.compile(r"No module named '(\w+)\.[\w.]+'|cannot import name '\w+' 
 
 
 def earlier_major(folder: Path, line: str, package: str) -> str | None:
-    """``DIST<MAJOR>`` for the dependency installed in the virtual environment ``folder`` whose
-    module ``line`` names, when it is not ``package`` itself and its major version is above 0."""
+    """``DIST<MAJOR>`` (``DIST<0.MINOR`` for a 0.x) for the dependency installed in the virtual
+    environment ``folder`` whose module ``line`` names, when it is not ``package`` itself."""
     named = MISSING.search(line)
     if named is None:
         return None
@@ -32,10 +33,12 @@ def earlier_major(folder: Path, line: str, package: str) -> str | None:
         if canonicalize_name(name) == canonicalize_name(package) or module not in _top_levels(info):
             continue
         try:
-            major = Version(version).major
+            release = Version(version)
         except InvalidVersion:
             return None
-        return f"{canonicalize_name(name)}<{major}" if major > 0 else None
+        if release.major > 0:
+            return f"{canonicalize_name(name)}<{release.major}"
+        return f"{canonicalize_name(name)}<0.{release.minor}" if release.minor > 0 else None
     return None
 
 

@@ -29,6 +29,7 @@ def venv(tmp_path: Path) -> Path:
     install(tmp_path, "mcp", "2.3.0", {"mcp/__init__.py": "", "mcp/types.py": ""})
     install(tmp_path, "acme-server", "0.4.0", {"acme_server/__init__.py": ""}, top_level=True)
     install(tmp_path, "zero-dep", "0.9.1", {"zero_dep.py": ""}, top_level=True)
+    install(tmp_path, "early-dep", "0.0.4", {"early_dep.py": ""}, top_level=True)
     return tmp_path
 
 
@@ -36,7 +37,8 @@ def venv(tmp_path: Path) -> Path:
     ("ModuleNotFoundError: No module named 'mcp.server.fastmcp'. This is mcp 2.x", "mcp<2"),
     ("ImportError: cannot import name 'FastMCP' from 'mcp.server' (/x/mcp/server/__init__.py)", "mcp<2"),
     ("ModuleNotFoundError: No module named 'acme_server.cli'", None),  # the package's own module
-    ("ImportError: cannot import name 'x' from 'zero_dep'", None),  # major 0: nothing earlier
+    ("ImportError: cannot import name 'x' from 'zero_dep'", "zero-dep<0.9"),  # 0.x: below its minor
+    ("ImportError: cannot import name 'x' from 'early_dep'", None),  # 0.0.x: nothing earlier
     ("ModuleNotFoundError: No module named 'absent.sub'", None),  # of no installed distribution
     ("TypeError: unexpected keyword argument", None),
 ])
