@@ -31,4 +31,5 @@ SCANNER_VERSION = "16"  # 2: the registration detector runs in the same pass; 3:
 # 14: package-repository notes: the repository the root's package.json or pyproject.toml names
 # 15: Python tools named from tables of tuples a loop unpacks (python_tables); a lowerCamel folder ending
 # in Tests is a name, not a test target (roles)
-# 16: TypeScript enums name tools as the project's constants (name: ToolName.ECHO); tmcp (ts-tmcp)
+# 16: TypeScript enums name tools as the project's constants (name: ToolName.ECHO); tmcp (ts-tmcp);
+# methods of a project's subclass of McpServer that add tools (subclassed)

@@ -72,6 +72,10 @@ class Subclasses:
             for name, base in _EXTENDS.findall(file.data):
                 self._by_base[base.decode()].append((file, name.decode()))
 
+    def extending(self, base: str) -> list[tuple[SourceFile, Node]]:
+        """The classes declared ``class X extends <base>`` (directly), each with its file."""
+        return [(file, node) for file, name in self._by_base.get(base, ()) for node in _declared(file, name)]
+
     def of(self, base: Ref) -> Iterator[tuple[Ref, Env]]:
         """Each concrete class extending the class ``base`` (at any depth), with the members it
         sees: ``base``'s own, then each class's down to it."""

@@ -6,15 +6,15 @@ Forms (sdk-idioms.md 4.1-4.4, 13), each attributed by the file's imports, never 
   ``setRequestHandler(ListToolsRequestSchema | 'tools/list', ...)`` listing tool objects (often a
   ``TOOLS`` constant of another file); also through ``mcp-handler``, ``@vercel/mcp-adapter`` and
   ``agents/mcp`` (``this.server.tool``). Loops over a known tool list give one row per element.
-- ``ts-fastmcp``: ``addTool({...})``, ``addTools([...])`` with ``import { FastMCP } from "fastmcp"``.
-- ``ts-tmcp``: ``server.tool({ name, ... }, fn)`` and ``defineTool({...}, fn)`` with imports from ``tmcp``.
+- ``ts-fastmcp``, ``ts-tmcp``, ``ts-azure-functions``: their own forms (``frameworks``).
 - ``ts-mcp-framework``: classes extending mcp-framework's ``MCPTool`` (``classes``).
 - Mastra ``createTool``: ``ts-mastra`` (named by its key in ``new MCPServer({ tools })``, as the
   server lists it) when registered anywhere in the tree, else the look-alike ``mastra-agent``.
 - Look-alikes: OpenClaw ``api.registerTool({...})`` (``openclaw`` or a local re-export; or an
   ``AgentTool``-shaped object where the package or an imported type says OpenClaw, see
   ``openclaw``), Vercel AI ``tool({...})`` from ``ai``.
-- A project's wrappers, and wrappers of those (``wrappers``), give one row per
+- A method of the project's subclass of ``McpServer`` that adds a tool (``subclassed``), and a
+  project's wrappers, and wrappers of those (``wrappers``), give one row per
   call, ``via="wrapper:<name>"``; a call in a loop over a known list, one row per element.
 - A registration in a loop over a list that cannot be followed gives one row per object literal
   with the keys it reads from the loop variable (``shaped.shaped_objects``), with the
@@ -40,11 +40,13 @@ from pipeline.scan.detect.typescript import forms
 from pipeline.scan.detect.typescript.annotations import ToolInfo, tool_info
 from pipeline.scan.detect.typescript.classes import class_tools, framework_tools, listed_instances
 from pipeline.scan.detect.typescript.emit import Emitter
+from pipeline.scan.detect.typescript.frameworks import OBJECTISH, framework_form
 from pipeline.scan.detect.typescript.imports import MARKERS, Imports, imports_of
 from pipeline.scan.detect.typescript.index import ProjectIndex
 from pipeline.scan.detect.typescript.openclaw import agent_tool, imports_openclaw_type, manifest_openclaw
 from pipeline.scan.detect.typescript.resolver import Resolver
 from pipeline.scan.detect.typescript.rows import declared_name, exclusion, given, has_identifier, through
+from pipeline.scan.detect.typescript.subclassed import inside, server_methods
 from pipeline.scan.detect.typescript.values import Node, Ref, arguments, callee, unwrap
 from pipeline.scan.detect.typescript.wrappers import Wrapper, captures, element_keys
 
@@ -54,7 +56,6 @@ _DETECT_MARKERS = markers.TS_DETECT
 _FORMS = ("registerTool", "tool", "addTool", "addTools", "setRequestHandler", "createTool", "mcpTool",
           "registerAppTool", "defineTool")
 _CALL_MARKERS = markers.TS_CALLS
-_OBJECTISH = ("object", "identifier", "call_expression")
 
 
 _INDEX_MARKERS_WORDS = markers.words(_INDEX_MARKERS)
@@ -72,6 +73,7 @@ class TypeScriptDetector:
         self._mastra: tuple[dict[str, str], dict[tuple[str, int], str]] | None = None
         self._shapes: dict[tuple[str, str, frozenset[str]], list[Ref]] = {}
         self._records: list[tuple[Ref, str]] | None = None
+        self._methods: dict[str, list[Ref]] | None = None
 
     def index(self, file: SourceFile) -> None:
         """Phase 1: constants, helpers, wrappers, OpenClaw shims, Mastra servers."""
@@ -114,10 +116,10 @@ class TypeScriptDetector:
         """Whether ``file`` may hold a call ``_rows`` captures: the query compares callee names
         exactly, so one of ``_FORMS`` or a wrapper's name must occur as a whole identifier
         (``client.callTool(`` names no form), after a cheap look for the lower-cased markers."""
-        wrappers = self._project.wrappers
-        if not (file.has_any(_CALL_MARKERS_WORDS) or any(name.lower().encode() in file.lower for name in wrappers)):
+        own = (*self._project.wrappers, *self._server_methods())
+        if not (file.has_any(_CALL_MARKERS_WORDS) or any(name.lower().encode() in file.lower for name in own)):
             return False
-        return any(has_identifier(file.data, name.encode()) for name in (*_FORMS, *wrappers))
+        return any(has_identifier(file.data, name.encode()) for name in (*_FORMS, *own))
 
     def _wanted(self, file: SourceFile) -> bool:
         if file.has_any(_DETECT_MARKERS_WORDS):
@@ -132,7 +134,7 @@ class TypeScriptDetector:
 
     def _rows(self, file: SourceFile, imports: Imports) -> Iterator[Tool]:
         res = self._project.resolver()
-        names = {*_FORMS, *self._project.wrappers}
+        names = {*_FORMS, *self._project.wrappers, *self._server_methods()}
         # the calls every file's index has captured, chosen by callee: a query naming the wrappers
         # would be compiled anew for each project (10-20 ms in the TypeScript grammar)
         for call in captures(file).get("call", []):
@@ -149,32 +151,32 @@ class TypeScriptDetector:
         mcp = imports.mcp_server or (imports.mcp_declared and member and given(call))
         if member and name == "registerTool" and mcp and len(args) >= 2 and first != "object":
             yield from self._loop_or(res, call, "register-tool", forms.register_tool)
-        elif member and name == "registerTool" and first in _OBJECTISH and \
+        elif member and name == "registerTool" and first in OBJECTISH and \
                 (imports.openclaw or (imports.openclaw_shaped and agent_tool(res, call))):
             yield from self._emit("openclaw", "register-tool", forms.object_tools(res, call, False))
-        elif name in ("tool", "defineTool") and member == (name == "tool") and imports.tmcp and first in _OBJECTISH:
-            found = forms.object_tools(res, call, False)  # tmcp: server.tool({...}, fn), defineTool({...}, fn)
-            yield from self._emit("ts-tmcp", "tool" if member else "define-tool", found)
+        elif (made := framework_form(res, call, name, member, imports)) is not None:
+            yield from self._emit(*made)  # fastmcp, tmcp, Azure Functions
         elif member and name == "tool" and mcp:
             if not self._project.wrapping.given_tool(call):
                 yield from self._loop_or(res, call, "tool", forms.legacy_tool)
         elif not member and name == "tool" and imports.vercel_ai and first == "object":
             yield from self._emit("vercel-ai", "tool", self._ai_tool(res, call))
-        elif member and name in ("addTool", "addTools") and imports.fastmcp:
-            found = forms.object_tools(res, call, name == "addTools")
-            yield from self._emit("ts-fastmcp", "add-tools" if name == "addTools" else "add-tool", found)
         elif member and name == "setRequestHandler" and mcp:
             yield from self._listed(res, call)
         elif not member and name == "createTool" and imports.mastra_core:
             yield from self._create_tool(res, call)
         elif not member and name == "registerAppTool" and imports.mcp_apps and len(args) >= 3:
             yield from self._loop_or(res, call, "register-app-tool", forms.register_app_tool)
-        elif member and name == "mcpTool" and imports.azure_functions and len(args) >= 2:
-            options = res.resolve(call.at(args[1]))[0]
-            named = res.string(res.get(options, "toolName")) if options.node.type == "object" else None
-            yield from self._emit("ts-azure-functions", "trigger", [(call, ToolInfo(named, None, NO_ANNOTATIONS))])
+        elif member and name in (methods := self._server_methods()) and not inside(call, methods[name]):
+            yield from self._emit("ts-mcp", "tool", forms.legacy_tool(res, call), via=f"wrapper:{name}")
         elif (wrapper := self._project.visible(name, call.file, member)) is not None:
             yield from self._wrapped(res, call, wrapper)
+
+    def _server_methods(self) -> dict[str, list[Ref]]:
+        """The methods of the project's subclasses of ``McpServer`` that add a tool (``subclassed``)."""
+        if self._methods is None:
+            self._methods = server_methods(self._project.subclasses)
+        return self._methods
 
     def _loop_or(self, res: Resolver, call: Ref, form: str, read: forms.Reader) -> Iterator[Tool]:
         found, form = self._expanded(res, call, read, form)
