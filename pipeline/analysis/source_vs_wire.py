@@ -17,9 +17,12 @@ Every tool name on one side only gets one cause of a closed list (``DISAGREEMENT
   of the release (``detail`` says which), so either side may hold what the other does not;
 - ``detector miss``: sent, not found, at a matched (or near enough) version;
 - ``detector extra``: found, not sent, at a matched version, under no condition;
-- ``not sent``: found, not sent, at a commit near the release but not version-matched.
+- ``not sent``: found, not sent, at a commit near the release but not version-matched; or by a
+  server that listed no tool at all (many list theirs only once configured: an empty answer is
+  no evidence against the source).
 
-Precision and recall set aside the ``conditional`` and ``runtime-generated`` names, and count them.
+Precision and recall set aside the ``conditional`` and ``runtime-generated`` names, and count them;
+a server that listed no tool, or whose package names another repository, is left out of them.
 """
 
 from __future__ import annotations
@@ -45,6 +48,7 @@ DISAGREEMENTS = (DETECTOR_MISS, DETECTOR_EXTRA, CONDITIONAL, GENERATED, NOT_MATC
 _MATCHED = "p.rule IN ({})".format(", ".join(f"'{rule}'" for rule in MATCHED_RULES))
 _CAUSES = f"""
         CASE WHEN NOT coalesce(p.same_repository, true) THEN '{OTHER_REPOSITORY}'
+             WHEN NOT EXISTS (SELECT 1 FROM received r WHERE r.server = x.server) THEN '{NOT_SENT}'
              WHEN x.at_runtime AND EXISTS (SELECT 1 FROM source s WHERE s.server = x.server AND s.tool_name IS NULL)
                  THEN '{GENERATED}'
              WHEN NOT x.at_runtime AND x.conditional THEN '{CONDITIONAL}'
@@ -56,7 +60,9 @@ _CAUSES = f"""
              WHEN p.released_minus_commit_days < 0 OR p.released_minus_commit_days > {NEAR_DAYS} THEN '{NOT_MATCHED}'
              ELSE '{NOT_SENT}' END"""
 _DETAIL = f"""
-        CASE WHEN coalesce({_MATCHED}, false) THEN p.rule
+        CASE WHEN NOT EXISTS (SELECT 1 FROM received r WHERE r.server = p.server)
+                 THEN 'the server listed no tool'
+             WHEN coalesce({_MATCHED}, false) THEN p.rule
              WHEN p.released_minus_commit_days IS NULL THEN 'release or commit date unknown'
              WHEN p.released_minus_commit_days > 0 THEN 'package released ' || p.released_minus_commit_days
                   || ' days after the scanned commit'
@@ -73,7 +79,7 @@ names AS (
 
 def detector_vs_runtime(con: duckdb.DuckDBPyConnection, manifest: str | None = None) -> pl.DataFrame:
     """Per server that answered and has a scanned source: its ``sdk`` and ``language`` (of its
-    source tools), the ``rule`` that pins its commit, tool names ``matched``, ``runtime_only``,
+    source tools), the ``rule`` that pins its commit, the names it ``sent``, tool names ``matched``, ``runtime_only``,
     ``source_only``, of those the ``generated`` and ``conditional`` ones set aside, ``unnamed``
     source registrations, the release against the commit (``released_minus_commit_days``;
     ``near``: within ``NEAR_DAYS``), the repository the package names and whether it is the
@@ -84,6 +90,7 @@ def detector_vs_runtime(con: duckdb.DuckDBPyConnection, manifest: str | None = N
                (SELECT mode(sdk) FROM source s WHERE s.server = p.server) AS sdk,
                (SELECT mode(c.language) FROM source s JOIN sdk_catalog c ON c.sdk = s.sdk WHERE s.server = p.server)
                    AS language,
+               (SELECT count(*) FROM received r WHERE r.server = p.server) AS sent,
                count(*) FILTER (WHERE x.in_source AND x.at_runtime) AS matched,
                count(*) FILTER (WHERE x.at_runtime AND NOT x.in_source) AS runtime_only,
                count(*) FILTER (WHERE x.in_source AND NOT x.at_runtime) AS source_only,
@@ -103,8 +110,10 @@ def detector_vs_runtime(con: duckdb.DuckDBPyConnection, manifest: str | None = N
 def detector_accuracy(by_server: pl.DataFrame, by: Sequence[str] = ()) -> pl.DataFrame:
     """``detector_vs_runtime`` summed over all servers, or per value of the columns ``by``; a
     server whose package names another repository (``same_repository`` false) is not counted:
-    what ran is not the code that was scanned."""
+    what ran is not the code that was scanned; nor one that listed no tool (``sent`` 0)."""
     by_server = by_server.filter(pl.col("same_repository").fill_null(True))
+    if "sent" in by_server.columns:  # a report saved before it has no such column
+        by_server = by_server.filter(pl.col("sent") > 0)
     counted = ("matched", "runtime_only", "source_only", "generated", "conditional", "unnamed")
     sums = [pl.len().alias("servers"), *(pl.col(c).sum().cast(pl.Int64) for c in counted)]
     totals = by_server.group_by(list(by)).agg(*sums).sort("servers", descending=True) if by else \

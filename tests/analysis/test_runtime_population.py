@@ -192,3 +192,18 @@ def test_a_package_built_from_another_repository_is_no_oracle(db: Path, tmp_path
     assert (total["servers"], total["matched"], total["source_only"]) == (1, 1, 1)  # acme/multi left out
     multi = causes.filter(pl.col("server") == "io.github.acme/multi")["cause"].unique().to_list()
     assert multi == [source_vs_wire.OTHER_REPOSITORY]
+
+
+def test_a_server_that_listed_no_tool_is_no_oracle(db: Path, tmp_path: Path) -> None:
+    copy = tmp_path / "c.duckdb"
+    shutil.copy(db, copy)
+    with duckdb.connect(str(copy)) as writable:
+        writable.execute("DELETE FROM runtime_tools WHERE server = 'io.github.acme/py'")
+        frame = source_vs_wire.detector_vs_runtime(writable, "runtime")
+        rows = source_vs_wire.runtime_disagreements(writable, "runtime").filter(
+            pl.col("server") == "io.github.acme/py").select("tool_name", "cause", "detail").rows()
+    assert rows == [("lookup", source_vs_wire.NOT_SENT, "the server listed no tool"),
+                    ("remove", source_vs_wire.NOT_SENT, "the server listed no tool")]
+    assert dict(frame.select("server", "sent").iter_rows()) == {"io.github.acme/multi": 3, "io.github.acme/py": 0}
+    total = source_vs_wire.detector_accuracy(frame).row(0, named=True)
+    assert (total["servers"], total["matched"], total["source_only"]) == (1, 2, 1)  # acme/py left out
