@@ -60,7 +60,7 @@ def release(version: str, day: float, *, head: str | None = None, package: str =
 
 def test_tag_names_put_the_packages_own_first() -> None:
     assert tag_names("@acme/notes", "2.0.0")[:2] == ["@acme/notes@2.0.0", "@acme/notes-v2.0.0"]
-    assert tag_names("acme_notes", "1.2")[-2:] == ["v1.2", "1.2"]
+    assert tag_names("acme_notes", "1.2")[-3:] == ["v1.2", "1.2", "v.1.2"]
     assert "acme-notes-v1.2" in tag_names("acme_notes", "1.2")  # PyPI names with - and _ alike
 
 
