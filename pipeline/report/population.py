@@ -137,7 +137,8 @@ def export(data: PopulationData, folder: Path) -> list[Path]:
     target.mkdir(parents=True, exist_ok=True)
     written = []
     tables = [name for name in TABLES if (name not in RUNTIME_TABLES or has_runtime(data))
-              and (name not in TIMELINE_TABLES or has_timeline(data))]
+              and (name not in TIMELINE_TABLES or has_timeline(data))
+              and getattr(data, name).width]  # a frame without columns: one a report saved before it lacks
     for name in tables:
         getattr(data, name).write_parquet(target / f"{name}.parquet")
         written.append(target / f"{name}.parquet")
