@@ -4,8 +4,8 @@ This module is the only place numbers are computed: the CLI, the reports and the
 notebooks all call these functions (the hint statistics live in ``pipeline.analysis.hints``, the
 caveats in ``pipeline.analysis.caveats``, a population's coverage in ``pipeline.analysis.coverage`` and its
 per-server figures in ``pipeline.analysis.population``, adoption over time in ``pipeline.analysis.timeline``;
-all are re-exported here). Every function takes an
-optional ``manifest``: its entries at their pinned commits, or every snapshot when ``None``.
+all are re-exported here). Every function takes an optional ``manifest``: its entries at their pinned
+commits, or every snapshot when ``None`` (the timeline's: its stored periods, of every manifest when ``None``).
 
 Term counts are case-insensitive byte counts over every regular file of a tree: they say
 where strings sit, not how many tools are annotated. Tool counts come from the
