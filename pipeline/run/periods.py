@@ -51,14 +51,14 @@ def period_of(every: str, year: int, month: int) -> Period:
 
 def periods(every: str, since: str, until: str | None, newest: datetime | None = None) -> tuple[Period, ...]:
     """Every period from the one ``since`` falls in to the one ``until`` falls in (default: the one
-    ``newest`` falls in, else the one ``since`` falls in), oldest first."""
+    ``newest`` falls in, or the one ``since`` falls in when that is later or there is no ``newest``),
+    oldest first."""
     start = period_of(every, *parse_month(since))
     if until is not None:
         last = period_of(every, *parse_month(until, "--until"))
-    elif newest is not None:
-        last = period_of(every, newest.year, newest.month)
-    else:
-        last = start
+    else:  # the newest commit's period, and at least the first one (every commit may come before it)
+        newest_period = period_of(every, newest.year, newest.month) if newest is not None else start
+        last = max(newest_period, start, key=lambda p: p.start_utc)
     if last.start_utc < start.start_utc:
         raise ValueError(f"--until: {until or last.label} comes before --since {since}")
     found = [start]
