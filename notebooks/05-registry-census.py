@@ -34,7 +34,7 @@ from IPython.display import Image, display
 
 from pipeline.analysis import runtime_population, source_vs_wire, stats
 from pipeline.report import census as report
-from pipeline.report import plots, population_plots
+from pipeline.report import plots, population_plots, timeline_plots
 
 # frames shown as tables: up to 100 rows (the frame itself holds them all), every column, whole strings and lists
 pl.Config(tbl_rows=100, tbl_cols=-1, fmt_str_lengths=10_000, fmt_table_cell_list_len=-1)
@@ -52,7 +52,10 @@ display(stats.coverage_summary(con, MANIFEST))
 # `stats.seed_000_comparison` puts seed 000's published table beside the population's, in source
 # and on the wire; `stats.servers_by_annotation` and `stats.annotation_classes` count per server,
 # so that a few large servers do not hide the many small ones; `stats.population_by_sdk` splits
-# the server tools by SDK and language. This notebook counts nothing itself: it filters the frames.
+# the server tools by SDK and language; `stats.timeline_adoption`, `timeline_hints`, `timeline_by_sdk`
+# (with `timeline_sdk_summary`) and `timeline_servers` read what `census timeline` stored: each
+# repository at the last commit of its default branch at each month's end. This notebook counts
+# nothing itself: it filters the frames.
 
 # %% [markdown]
 # ## Result
@@ -89,6 +92,24 @@ display(Image(report.png_bytes(population_plots.sdk_coverage_chart(by_sdk))))
 display(servers.filter(pl.col("repo").str.contains("(?i)tools")))
 
 # %% [markdown]
+# Over time (`census timeline`, docs/TIMELINE.md): per month, the servers alive, those declaring an
+# annotations object on a tool (tool rows) and those whose tree names readOnlyHint at all (byte
+# counts), with the specification and the first SDK releases with tool annotations; each hint; which
+# SDKs carried it; and each server with the month it began to annotate.
+
+# %%
+adoption = stats.timeline_adoption(con, MANIFEST)
+if adoption.is_empty():
+    print("no timeline: `census timeline MANIFEST --mirrors DIR` makes one (docs/TIMELINE.md)")
+else:
+    display(adoption)
+    display(Image(report.png_bytes(timeline_plots.timeline_chart(adoption, stats.timeline_events()))))
+    display(stats.timeline_hints(con, MANIFEST))
+    display(stats.timeline_sdk_summary(stats.timeline_by_sdk(con, MANIFEST)))
+    display(stats.timeline_servers(con, MANIFEST))
+    display(stats.timeline_events())
+
+# %% [markdown]
 # At run time (`census probe-registry`: each registry package installed and started in a
 # sandbox): how far each got, the detector against the servers' answers (in all, by the rule
 # that says the scanned commit is the one the package was built from: `exact-tag` first, by SDK
@@ -114,7 +135,9 @@ else:
 # The detector reads source: a server whose tools are made at run time is `runtime-generated`,
 # registrations it cannot name are `unsupported`, and `unknown` is a defect to look into. Its
 # measured precision and recall are in the registry report's hand audit
-# (`reports/registry-seed-2025-05/audit/`). Each repository's own caveats:
+# (`reports/registry-seed-2025-05/audit/`). The timeline covers only the repositories that still
+# exist and had a mirror (survivorship: a server deleted before the mirrors were made is missing), and a
+# history rewritten by a force push shows only its new line. Each repository's own caveats:
 
 # %%
 display(stats.caveats(con, MANIFEST).drop("commit"))

@@ -110,6 +110,12 @@ RUN = {
     ".venv/bin/census report --manifest registry-seed-2025-05": Expect(
         (_registry_census,), writes=("reports/registry-seed-2025-05/README.md",)),
     ".venv/bin/census audit reports/registry-seed-2025-05/audit/truth": Expect(says=(r"^- repositories: 40$",)),
+    ".venv/bin/census timeline manifests/registry-seed-2025-05.toml --every month --since 2024-11 --mirrors mirrors "
+    "--jobs 2": Expect((_registry_census,), says=(
+        r"^registry-seed-2025-05: timeline by month, 2024-11 \.\. \d{4}-\d{2} \(\d+ periods\)$",
+        r"^2 of 2 repositories walked \(0 with no mirror, 0 not readable\); ")),
+    ".venv/bin/census report --manifest registry-seed-2025-05 --timeline-only": Expect(
+        writes=("reports/registry-seed-2025-05/README.md", "reports/registry-seed-2025-05/timeline.png")),
     ".venv/bin/census run roles-local.toml --db data/roles.duckdb": Expect(
         (_file("roles-local.toml", doc_world.local_manifest),),
         says=(r"^roles-local: MCP tools by role, 2 repositories \(2 scanned\)$",), writes=("data/roles.duckdb",)),

@@ -51,11 +51,14 @@ class World:
     packages: Hosts
 
     def env(self, home: Path) -> dict[str, str]:
-        """A newcomer's environment: a PATH, a HOME, a UTF-8 locale; the hosts are the loopback ones."""
-        return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home), "LANG": "C.UTF-8",
-                "GITHUB_API_URL": self.github.api_url, "GITHUB_SERVER_URL": self.github.web_url,
-                "GITHUB_GRAPHQL_URL": self.github.graphql_url, "CENSUS_NPM_REGISTRY": self.packages.npm_registry,
-                "CENSUS_PYPI_INDEX": self.packages.pypi_index}
+        """A newcomer's environment: a PATH, a HOME, a UTF-8 locale; the hosts are the loopback ones (and the
+        suite's PYTHONPATH, when it has one)."""
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home), "LANG": "C.UTF-8",
+               "GITHUB_API_URL": self.github.api_url, "GITHUB_SERVER_URL": self.github.web_url,
+               "GITHUB_GRAPHQL_URL": self.github.graphql_url, "CENSUS_NPM_REGISTRY": self.packages.npm_registry,
+               "CENSUS_PYPI_INDEX": self.packages.pypi_index}
+        # where the suite runs a checkout other than the one the environment installed (a git worktree)
+        return env | ({"PYTHONPATH": os.environ["PYTHONPATH"]} if os.environ.get("PYTHONPATH") else {})
 
 
 @contextmanager

@@ -25,6 +25,7 @@ from nbclient.exceptions import CellExecutionError
 from population_world import population_census
 from report_world import ReportWorld, with_runtime
 from synth import fake_sha
+from timeline_world import timeline_census
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 HEADINGS = ["Question", "Data", "Method", "Result", "Caveats"]
@@ -73,19 +74,27 @@ EXPECTED["05-registry-census.py"] = [  # the population census of population_wor
     ('"none"', "2", "2", "0"),
     ('"ts-mcp"', '"typescript"', "1", "1", "0"),
     ('"acme/tools"', f'"{"1" * 40}"', "1", "0"),  # found by name
+    # the timeline of timeline_world, stored under the same manifest name
+    ('"2025-06"', "2025-06-30 23:59:59", "4", "4", "0", "4", "4", "4", "1.0", "4", "1.0", "7", "6"),
+    ('"2025-03"', '"readOnlyHint"', "7", "4", "4", "0"),
+    ('"python-mcp"', '"python"', '"2024-11"', '"2025-02"', "3", "2", "5", "4"),
+    ('"acme/late"', '"2025-02"', '"2025-02"', '"2025-02"', '"python-mcp"'),
 ]
 #: notebooks run against the population census instead of report_world's (manifest name)
 POPULATION = {"05-registry-census.py": "population"}
 #: what a notebook may import from the pipeline: statistics, charts and the report's table and image helpers
 #: the library modules a notebook may import: the statistics and the reports' charts, nothing that counts
 PIPELINE_IMPORTS = {"pipeline.analysis.stats", "pipeline.analysis.runtime", "pipeline.analysis.runtime_population",
-                    "pipeline.report.census", "pipeline.report.plots", "pipeline.report.population_plots"}
+                    "pipeline.analysis.source_vs_wire", "pipeline.report.census", "pipeline.report.plots",
+                    "pipeline.report.population_plots", "pipeline.report.timeline_plots"}
 
 
 @pytest.fixture(scope="module")
 def population_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The census database of population_world's trees."""
-    return population_census(tmp_path_factory.mktemp("population"))
+    """The census database of population_world's trees, with timeline_world's timeline under its name."""
+    root = tmp_path_factory.mktemp("population")
+    db = population_census(root)
+    return timeline_census(root / "timeline", "population", db).db
 
 
 @pytest.fixture(scope="module")

@@ -4,5 +4,5 @@ In: a census database (``frames`` opens it read-only and scopes it to a manifest
 frames reports and notebooks show, ``stats`` being the one entry they use: hint coverage,
 effective hints (``hints``), caveats (``caveats``), the coverage of a population
 (``coverage``, ``population``), hand audits (``audit``), runtime agreement (``runtime``,
-``runtime_population``) and counts along a history (``history``).
+``runtime_population``), counts along a history (``history``) and adoption over time (``timeline``).
 """

@@ -3,8 +3,9 @@
 This module is the only place numbers are computed: the CLI, the reports and the
 notebooks all call these functions (the hint statistics live in ``pipeline.analysis.hints``, the
 caveats in ``pipeline.analysis.caveats``, a population's coverage in ``pipeline.analysis.coverage`` and its
-per-server figures in ``pipeline.analysis.population``; all are re-exported here). Every function takes an
-optional ``manifest``: its entries at their pinned commits, or every snapshot when ``None``.
+per-server figures in ``pipeline.analysis.population``, adoption over time in ``pipeline.analysis.timeline``;
+all are re-exported here). Every function takes an optional ``manifest``: its entries at their pinned
+commits, or every snapshot when ``None`` (the timeline's: its stored periods, of every manifest when ``None``).
 
 Term counts are case-insensitive byte counts over every regular file of a tree: they say
 where strings sit, not how many tools are annotated. Tool counts come from the
@@ -35,6 +36,15 @@ from pipeline.analysis.population import (
     seed_000_comparison,
     servers_by_annotation,
 )
+from pipeline.analysis.timeline import (
+    timeline_adoption,
+    timeline_by_sdk,
+    timeline_coverage,
+    timeline_events,
+    timeline_hints,
+    timeline_sdk_summary,
+    timeline_servers,
+)
 from pipeline.scan.roles import DOCS, EXAMPLE, SERVER, TEST, TOOL_ROLES
 
 __all__ = [
@@ -42,7 +52,8 @@ __all__ = [
     "coverage_summary", "database_path", "effective_hints", "effective_summary", "hint_coverage",
     "history_findings", "history_series", "lookalikes_excluded", "manifest_names", "population_by_sdk",
     "published_vs_measured", "repo_totals", "repositories", "seed_000_comparison", "servers_by_annotation",
-    "tools_by_role", "tools_by_sdk",
+    "timeline_adoption", "timeline_by_sdk", "timeline_coverage", "timeline_events", "timeline_hints",
+    "timeline_sdk_summary", "timeline_servers", "tools_by_role", "tools_by_sdk",
 ]
 
 #: columns of ``repo_totals`` before the per-term columns

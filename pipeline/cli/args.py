@@ -214,6 +214,9 @@ def report_arguments(parser: argparse.ArgumentParser) -> None:
                                                          "probe-registry), named NAME")
     parser.add_argument("--out", dest="out_dir", type=Path, metavar="DIR",
                         help="folder to write (default: reports/<manifest name>, or reports/<runtime NAME>)")
+    parser.add_argument("--timeline-only", action="store_true",
+                        help="only put the timeline `census timeline` stored into the population report already in "
+                             "the folder; its other frames are kept (for a report whose census database is elsewhere)")
 
 
 def probe_arguments(parser: argparse.ArgumentParser) -> None:

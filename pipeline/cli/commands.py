@@ -117,8 +117,14 @@ def report(args: argparse.Namespace) -> None:
 
     settings = Settings.from_env(db_path=args.db_path)
     try:
-        written = reports.write_runtime_from_db(args.db_path, args.runtime, args.out_dir) if args.runtime else \
-            reports.write_from_db(args.db_path, args.manifest, args.out_dir)
+        if args.timeline_only and args.runtime:
+            raise UsageError("a runtime census has no timeline", "--timeline-only")
+        if args.timeline_only:
+            written = reports.write_timeline_from_db(args.db_path, args.manifest, args.out_dir)
+        elif args.runtime:
+            written = reports.write_runtime_from_db(args.db_path, args.runtime, args.out_dir)
+        else:
+            written = reports.write_from_db(args.db_path, args.manifest, args.out_dir)
     except ManifestError as exc:
         fail(settings, str(exc), EXIT_USAGE)
     except CensusError as exc:

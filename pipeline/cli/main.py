@@ -33,6 +33,9 @@ from pipeline.cli import (
 from pipeline.cli import (
     probe_registry as cli_probe_registry,
 )
+from pipeline.cli import (
+    timeline as cli_timeline,
+)
 from pipeline.cli.args import EnvError, help_formatter
 from pipeline.cli.commands import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, LOCKED_TIP, UsageError, fail
 from pipeline.errors import CensusError, ManifestError, StoreLockedError
@@ -210,6 +213,7 @@ COMMANDS: dict[str, tuple[Handler, Callable[[argparse.ArgumentParser], None]]] =
     "discover": (cli_discover.discover, cli_args.discover_arguments),
     "audit": (cli_commands.audit, cli_args.audit_arguments),
     "history": (cli_history.run, cli_history.arguments),
+    "timeline": (cli_timeline.run, cli_timeline.arguments),
     "export": (cli_commands.export, cli_args.export_arguments),
     "report": (cli_commands.report, cli_args.report_arguments),
     "probe": (cli_commands.probe, cli_args.probe_arguments),

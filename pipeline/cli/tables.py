@@ -112,3 +112,22 @@ def _number(value: object) -> str:
 
 def _commit(value: object, length: int = SHORT_COMMIT) -> str:
     return str(value)[:length] if value else ""
+
+
+def number_table(frame: pl.DataFrame, headers: dict[str, str]) -> Table:
+    """The ``headers`` columns of ``frame`` (a statistic's frame), numbers right-aligned, shares as
+    whole percentages, a missing value as a dash."""
+    table = _table()
+    for column, header in headers.items():
+        table.add_column(header, justify="left" if frame.schema[column] == pl.String else "right", no_wrap=True)
+    for row in frame.iter_rows(named=True):
+        table.add_row(*(_cell(row[c]) for c in headers))
+    return table
+
+
+def _cell(value: object) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:.0%}"
+    return str(value)

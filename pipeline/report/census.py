@@ -35,7 +35,7 @@ from pipeline.store import schema
 
 __all__ = ["CHARTS", "ReportData", "charts", "choose_manifest", "collect", "export", "load", "markdown_table",
            "no_runtime_frames", "png_bytes", "rebuild", "rebuilt_charts", "render", "runtime_frames", "write",
-           "write_from_db", "write_runtime_from_db"]
+           "write_from_db", "write_runtime_from_db", "write_timeline_from_db"]
 
 DATA_DIR = "data"
 
@@ -176,6 +176,33 @@ def write_runtime_from_db(db: Path, name: str, out: Path | None) -> list[Path]:
         return runtime_census.write(runtime_census.collect(con, name), out or Path("reports") / name)
     finally:
         con.close()
+
+
+def write_timeline_from_db(db: Path, wanted: str | None, out: Path | None) -> list[Path]:
+    """``census report --timeline-only``: the timeline ``census timeline`` stored in ``db`` for the manifest
+    ``wanted`` names (default: the only one) into the population report in ``out`` (default
+    ``reports/<manifest>``), whose other frames are kept."""
+    con = stats.connect(db)
+    try:
+        names = _timelines(con)
+        if wanted is not None and Path(wanted).is_file():
+            wanted = manifests.load(Path(wanted)).name
+        if wanted is None and len(names) == 1:
+            wanted = names[0]
+        if wanted not in names:
+            raise ManifestError(f"{db}: no timeline of {wanted or 'a single manifest'} stored "
+                                f"(stored: {', '.join(names) or 'none; run `census timeline MANIFEST` first'})")
+        return report_population.refresh_timeline(con, wanted, out or Path("reports") / wanted)
+    finally:
+        con.close()
+
+
+def _timelines(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """The manifests whose timeline the database holds."""
+    found = con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = 'timeline_grid'").fetchall()
+    if not found[0][0]:
+        return []
+    return [name for (name,) in con.execute("SELECT DISTINCT manifest FROM timeline_grid ORDER BY 1").fetchall()]
 
 
 def write_from_db(db: Path, wanted: str | None, out: Path | None) -> list[Path]:

@@ -11,6 +11,7 @@ frames are exported as Parquet (``data/``) and the page is rebuilt from them byt
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import duckdb
@@ -18,11 +19,13 @@ import polars as pl
 from matplotlib.figure import Figure
 
 from pipeline.analysis import audit, population, runtime_population, source_vs_wire, stats
-from pipeline.report import plots, population_plots
-from pipeline.report.population_data import RUNTIME_TABLES, TABLES, PopulationData
+from pipeline.errors import ManifestError
+from pipeline.report import plots, population_plots, timeline_plots
+from pipeline.report.population_data import RUNTIME_TABLES, TABLES, TIMELINE_TABLES, PopulationData
 from pipeline.report.population_markdown import render
 from pipeline.report.population_runtime import CHART as RUNTIME_CHART
 from pipeline.report.population_runtime import has_runtime
+from pipeline.report.population_timeline import has_timeline
 from pipeline.report.tables import write_page
 
 #: a manifest with more repositories than this is reported as a population
@@ -31,8 +34,6 @@ DATA_DIR = "data"
 LAYOUT = "population"
 #: an absolute path in a skip reason (a local mirrors folder): not for a committed page
 _LOCAL_PATH = r"(^|[\s(])/[^\s:)]+"
-
-
 
 
 def is_population(con: duckdb.DuckDBPyConnection, manifest: str) -> bool:
@@ -53,7 +54,8 @@ def collect(con: duckdb.DuckDBPyConnection, manifest: str, audit_dir: Path | Non
         population.population_by_sdk(con, manifest), stats.hint_coverage(con, manifest),
         stats.effective_summary(con, manifest), population.commit_years(con, manifest),
         population.caveats_by_kind(con, manifest),
-        found.with_columns(_without_paths("evidence")), totals, **_runtime(con, manifest))
+        found.with_columns(_without_paths("evidence")), totals, **_runtime(con, manifest),
+        **timeline_frames(con, manifest))
 
 
 def _runtime(con: duckdb.DuckDBPyConnection, manifest: str) -> dict[str, pl.DataFrame]:
@@ -73,6 +75,33 @@ def _runtime(con: duckdb.DuckDBPyConnection, manifest: str) -> dict[str, pl.Data
             "runtime_accuracy_sdk": accuracy(by_server, ["sdk"]),
             "runtime_accuracy_language": accuracy(by_server, ["language"]),
             "runtime_disagreements": source_vs_wire.runtime_disagreements(con, manifest)}
+
+
+def timeline_frames(con: duckdb.DuckDBPyConnection, manifest: str) -> dict[str, pl.DataFrame]:
+    """The monthly timeline's frames (``census timeline``), or none when no timeline of ``manifest``
+    was stored."""
+    adoption = stats.timeline_adoption(con, manifest)
+    if not adoption.height:
+        return {}
+    return {"timeline_adoption": adoption, "timeline_hints": stats.timeline_hints(con, manifest),
+            "timeline_by_sdk": stats.timeline_by_sdk(con, manifest),
+            "timeline_servers": stats.timeline_servers(con, manifest),
+            "timeline_coverage": stats.timeline_coverage(con, manifest), "timeline_events": stats.timeline_events()}
+
+
+def refresh_timeline(con: duckdb.DuckDBPyConnection, manifest: str, folder: Path) -> list[Path]:
+    """Replace the timeline of the population report in ``folder`` with ``manifest``'s from ``con``, keep
+    its other frames, and write the page again (``census report --timeline-only``)."""
+    meta = folder / DATA_DIR / "report.json"
+    if not meta.is_file() or json.loads(meta.read_text(encoding="utf-8")).get("layout") != LAYOUT:
+        raise ManifestError(f"{folder}: no population report here to add a timeline to (census report first)")
+    data = load(folder)
+    if data.manifest != manifest:
+        raise ManifestError(f"{folder}: a report of {data.manifest}, not of {manifest}")
+    fresh = timeline_frames(con, manifest)
+    if not fresh:
+        raise ManifestError(f"no timeline of {manifest} stored: run `census timeline MANIFEST` first")
+    return write(replace(data, **fresh), folder)  # type: ignore[arg-type]
 
 
 def _without_paths(column: str) -> pl.Expr:
@@ -97,6 +126,8 @@ def charts(data: PopulationData) -> dict[str, Figure]:
     }
     if has_runtime(data):
         figures[RUNTIME_CHART] = population_plots.funnel_chart(data.runtime_funnel)
+    if has_timeline(data):
+        figures[timeline_plots.CHART] = timeline_plots.timeline_chart(data.timeline_adoption, data.timeline_events)
     return figures
 
 
@@ -105,7 +136,9 @@ def export(data: PopulationData, folder: Path) -> list[Path]:
     target = folder / DATA_DIR
     target.mkdir(parents=True, exist_ok=True)
     written = []
-    tables = [name for name in TABLES if name not in RUNTIME_TABLES or has_runtime(data)]
+    tables = [name for name in TABLES if (name not in RUNTIME_TABLES or has_runtime(data))
+              and (name not in TIMELINE_TABLES or has_timeline(data))
+              and getattr(data, name).width]  # a frame without columns: one a report saved before it lacks
     for name in tables:
         getattr(data, name).write_parquet(target / f"{name}.parquet")
         written.append(target / f"{name}.parquet")

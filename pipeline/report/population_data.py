@@ -58,8 +58,23 @@ class PopulationData:
     """the same by language."""
     runtime_disagreements: pl.DataFrame = field(default_factory=pl.DataFrame)
     """``source_vs_wire.runtime_disagreements``."""
+    timeline_adoption: pl.DataFrame = field(default_factory=pl.DataFrame)
+    """``stats.timeline_adoption`` (``census timeline``); the timeline frames below are empty where no
+    timeline was stored, or in a report saved before them."""
+    timeline_hints: pl.DataFrame = field(default_factory=pl.DataFrame)
+    """``stats.timeline_hints``."""
+    timeline_by_sdk: pl.DataFrame = field(default_factory=pl.DataFrame)
+    """``stats.timeline_by_sdk``."""
+    timeline_servers: pl.DataFrame = field(default_factory=pl.DataFrame)
+    """``stats.timeline_servers``."""
+    timeline_coverage: pl.DataFrame = field(default_factory=pl.DataFrame)
+    """``stats.timeline_coverage``: the repositories walked, with no mirror, not readable."""
+    timeline_events: pl.DataFrame = field(default_factory=pl.DataFrame)
+    """``stats.timeline_events``: the specification and the SDK releases drawn on the chart."""
 
 
 TABLES = tuple(f.name for f in fields(PopulationData) if f.name != "manifest")
 #: the frames only a population with package captures has (``census probe-registry``)
 RUNTIME_TABLES = tuple(name for name in TABLES if name.startswith("runtime_"))
+#: the frames only a population with a stored timeline has (``census timeline``)
+TIMELINE_TABLES = tuple(name for name in TABLES if name.startswith("timeline_"))

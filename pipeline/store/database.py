@@ -141,13 +141,13 @@ class Store:
                 "INSERT INTO skipped_files SELECT ?, ?, unnest(?::VARCHAR[]), unnest(?::VARCHAR[])",
                 [repo, commit, paths, kinds],
             )
-            _insert(self._con, "tree_notes", [[repo, commit, *note] for note in scan.notes])
+            insert_rows(self._con, "tree_notes", [[repo, commit, *note] for note in scan.notes])
             if scan.detection is not None:
                 self._record_detection(repo, commit, scan.detection)
 
     def _record_detection(self, repo: str, commit: str, detection: Detection) -> None:
-        _insert(self._con, "tools", [[repo, commit, *_tool_columns(tool)] for tool in detection.tools])
-        _insert(self._con, "detector_exclusions", [[repo, commit, e.path, e.reason, e.detail]
+        insert_rows(self._con, "tools", [[repo, commit, *tool_columns(tool)] for tool in detection.tools])
+        insert_rows(self._con, "detector_exclusions", [[repo, commit, e.path, e.reason, e.detail]
                                                    for e in detection.exclusions])
 
     def record_manifest(self, manifest: Manifest, commits: dict[str, str | None]) -> None:
@@ -168,11 +168,11 @@ class Store:
         if commit is not None:
             self._con.execute("DELETE FROM snapshots WHERE repo = ? AND commit IS NULL", [repo])
 
-    def _transaction(self) -> _Transaction:
-        return _Transaction(self._con)
+    def _transaction(self) -> Transaction:
+        return Transaction(self._con)
 
 
-class _Transaction:
+class Transaction:
     """BEGIN ... COMMIT, or ROLLBACK on any error."""
 
     def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
@@ -185,7 +185,7 @@ class _Transaction:
         self._con.execute("COMMIT" if kind is None else "ROLLBACK")
 
 
-def _insert(con: duckdb.DuckDBPyConnection, table: str, rows: Sequence[Sequence[Any]], batch: int = 256) -> None:
+def insert_rows(con: duckdb.DuckDBPyConnection, table: str, rows: Sequence[Sequence[Any]], batch: int = 256) -> None:
     """Insert ``rows`` with one statement per ``batch`` rows (``executemany`` costs a round per row)."""
     for start in range(0, len(rows), batch):
         chunk = rows[start : start + batch]
@@ -193,7 +193,7 @@ def _insert(con: duckdb.DuckDBPyConnection, table: str, rows: Sequence[Sequence[
         con.execute(f"INSERT INTO {table} VALUES {values}", [value for row in chunk for value in row])
 
 
-def _tool_columns(tool: Tool) -> list[Any]:
+def tool_columns(tool: Tool) -> list[Any]:
     """A tool in the column order of ``tools`` (after repo and commit)."""
     a = tool.annotations
     return [tool.path, tool.line, tool.sdk, tool.is_mcp, tool.tool_name, tool.via, a.title,

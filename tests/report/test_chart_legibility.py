@@ -1,14 +1,15 @@
 """Every chart the reports write reads at 100% zoom (``pipeline.report.legibility``): no two texts
 run together and none leaves the figure. The charts are drawn by each report's own builder from
 the committed reports' data, and from frames with extreme values (counts in the thousands and
-millions, long repository and SDK names, years of history); a crowded figure shows the check fails
+millions, long repository and SDK names, years of history, ten years of monthly timeline with events
+days apart); a crowded figure shows the check fails
 where it should."""
 
 from __future__ import annotations
 
 import json
 from dataclasses import replace
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from pathlib import Path
 
 import polars as pl
@@ -20,6 +21,7 @@ from pipeline.report.legibility import drawn_texts, problems
 from pipeline.report.population_data import PopulationData
 from pipeline.report.population_runtime import CHART as POPULATION_FUNNEL
 from pipeline.report.tables import CHARTS
+from pipeline.report.timeline_plots import CHART as TIMELINE_CHART
 
 REPORTS = Path(__file__).resolve().parents[2] / "reports"
 COMMITTED = sorted(p.parent.parent for p in REPORTS.glob("*/data/report.json"))
@@ -87,6 +89,26 @@ def _extreme_census() -> census.ReportData:
                    history_series=_history())
 
 
+def _timeline() -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Ten years of months, up to 41,000 servers and millions of matches; eight events, some days apart,
+    one before the first month, with long names."""
+    months = [datetime(2016 + n // 12, n % 12 + 1, 1) for n in range(121)]
+    ends = [later - timedelta(seconds=1) for later in months[1:]]
+    adoption = pl.DataFrame({
+        "period": [f"{m:%Y-%m}" for m in months[:-1]], "period_end_utc": ends,
+        "servers_alive": [340 * n for n in range(120)], "servers_annotating": [n * n for n in range(120)],
+        "servers_read_only_matches": [n * n + 900 for n in range(120)],
+        "read_only_tools": [18_000 * n for n in range(120)], "read_only_matches": [2_100_000 - 17_000 * n
+                                                                                   for n in range(120)]})
+    names = ["the-model-context-protocol-specification-of-a-long-name", "python-sdk (mcp)", "fastmcp (jlowin)",
+             "typescript-sdk", "go-sdk", "mcp-go (mark3labs)", "fastmcp (punkpeye)", "rust-sdk (rmcp)"]
+    days = [-40, 3000, 3001, 3002, 3010, 3300, 3301, 3600]
+    events = pl.DataFrame({"date": [date(2016, 1, 1) + timedelta(days=d) for d in days], "what": names,
+                           "version": [f"{k}.{k * 7}.{k * 13}-a-long-prerelease-tag" for k in range(8)],
+                           "source": ["somewhere"] * 8, "bound": [k % 2 == 0 for k in range(8)]})
+    return adoption, events
+
+
 def _extreme_population() -> PopulationData:
     data = population.load(REPORTS / "registry-seed-2025-05")
     shares = [0.0, 0.1, 0.3, 0.6, 0.8, 1.0]
@@ -100,8 +122,9 @@ def _extreme_population() -> PopulationData:
                            "annotated_tools": _counts(16, 400_000), "annotated_share": [0.3] * 16})
     steps = ["resolve", "variables", "transport", "install", "start", "initialize", "tools/list", "ok"]
     funnel = pl.DataFrame({"step": steps, "packages": _counts(8, 48_000), "tools": [0] * 7 + [290_000]})
+    adoption, events = _timeline()
     return replace(data, servers=servers, by_sdk=by_sdk, hint_coverage=_hint_coverage(1_048_213, 729_640),
-                   runtime_funnel=funnel)
+                   runtime_funnel=funnel, timeline_adoption=adoption, timeline_events=events)
 
 
 def _extreme_runtime_census() -> runtime_census.RuntimeCensusData:
@@ -136,6 +159,7 @@ def test_the_population_charts_read_with_extreme_values() -> None:
     figures = population.charts(_extreme_population())
 
     assert POPULATION_FUNNEL in figures
+    assert TIMELINE_CHART in figures
     assert _unreadable(figures) == {}
 
 

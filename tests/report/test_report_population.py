@@ -10,12 +10,16 @@ from pathlib import Path
 
 import duckdb
 import matplotlib
+import polars as pl
 import pytest
 from population_world import population_census
+from timeline_world import timeline_census
 
 from pipeline.analysis import population
+from pipeline.errors import ManifestError
 from pipeline.report import census as report
 from pipeline.report import population as report_population
+from pipeline.report.timeline_plots import CHART as TIMELINE_CHART
 
 COMMITTED = Path(__file__).resolve().parents[2] / "reports" / "registry-seed-2025-05"
 CHARTS = ("coverage-by-sdk.png", "servers-by-annotated-share.png", "hints-declared.png")
@@ -45,6 +49,20 @@ def written(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root / "out"
 
 
+@pytest.fixture(scope="module")
+def with_timeline(written: Path) -> Path:
+    """The same census with a monthly timeline of four synthetic histories (``timeline_world``) stored
+    beside it under the same manifest name, and its report."""
+    root = written.parent / "timeline"
+    root.mkdir()
+    db = root / "c.duckdb"
+    shutil.copy2(written.parent / "c.duckdb", db)
+    timeline_census(root, "population", db)
+    with duckdb.connect(str(db), read_only=True) as con:
+        report_population.write(report_population.collect(con, "population"), root / "out")
+    return root / "out"
+
+
 def test_the_page_says_what_the_frames_hold(written: Path) -> None:
     text = (written / "README.md").read_text(encoding="utf-8")
     assert text.startswith("# Census report: population\n\n12 repositories, 11 read at their pinned commits: 1 define")
@@ -59,8 +77,56 @@ def test_the_page_says_what_the_frames_hold(written: Path) -> None:
     assert "| repository-skipped | 1 |" in text  # each caveat with the repositories it was found in
     assert "| acme/gone | repository-skipped | not scanned (skipped at the fetch stage): source not found: DIR" in text
     assert "Its hand audit" not in text  # no audit/ folder beside this report
+    assert "## Adoption over time" not in text  # no timeline stored
+    assert not (written / TIMELINE_CHART).exists()
+    assert not (written / "data" / "timeline_adoption.parquet").exists()
     for name in CHARTS:
         assert (written / name).read_bytes().startswith(b"\x89PNG"), name
+
+
+def test_a_stored_timeline_is_a_section_of_its_own(with_timeline: Path, written: Path) -> None:
+    text = (with_timeline / "README.md").read_text(encoding="utf-8")
+    before = (written / "README.md").read_text(encoding="utf-8")
+    section = text.split("## Adoption over time\n\n", 1)[1].split("\n## ", 1)[0]
+    assert text.replace(f"## Adoption over time\n\n{section}\n", "") == before  # the rest of the page as it was
+    assert "4 of 5 repositories had a mirror and were walked (1 had none)" in section
+    assert "Of their 29 periods, 9 were scanned and 20 reused" in section
+    assert "At the end of 2024-11, 3 of these servers existed and 1 declared" in section
+    assert "at the end of 2025-06, 4 existed and 4 did (100% of those read), with 6 of 7 server tools" in section
+    assert "The first to declare one did so in 2024-11: acme/still." in section
+    assert "| 2025-01 | 3 | 3 | 3 | 1 | 33% | 3 | 1 | 33% | 1 | 0 | 2 | 2 | 2 | 1 |" in section  # README names it
+    assert "with 6 matches, against 4 server tools that set it true or false" in section
+    assert "| go-official | go | 2024-11 | 2024-11 | 2 | 2 | 2 | 2 |" in section
+    assert "| 2025-03-26 | \N{EN DASH} | MCP specification | 2025-03-26 |" in section
+    assert "survivorship" in section
+    assert (with_timeline / TIMELINE_CHART).read_bytes().startswith(b"\x89PNG")
+    adoption = pl.read_parquet(with_timeline / "data" / "timeline_adoption.parquet")
+    assert adoption["period"].to_list()[0] == "2024-11"
+    assert adoption.height == 8
+
+
+def test_a_page_with_a_timeline_is_rebuilt_byte_for_byte(with_timeline: Path, tmp_path: Path) -> None:
+    copy = tmp_path / "copy"
+    shutil.copytree(with_timeline / "data", copy / "data")
+    report.rebuild(copy)
+    for name in ("README.md", *CHARTS, TIMELINE_CHART):
+        assert (copy / name).read_bytes() == (with_timeline / name).read_bytes(), name
+
+
+def test_a_timeline_is_put_into_a_report_whose_database_is_elsewhere(with_timeline: Path, written: Path,
+                                                                     tmp_path: Path) -> None:
+    folder = tmp_path / "report"
+    shutil.copytree(written, folder)  # the report without its timeline, as committed before one was run
+    db = with_timeline.parent / "c.duckdb"
+
+    report.write_timeline_from_db(db, "population", folder)
+
+    for name in ("README.md", TIMELINE_CHART, "data/report.json", "data/timeline_adoption.parquet"):
+        assert (folder / name).read_bytes() == (with_timeline / name).read_bytes(), name
+    with pytest.raises(ManifestError, match="no timeline of elsewhere stored"):
+        report.write_timeline_from_db(db, "elsewhere", folder)
+    with pytest.raises(ManifestError, match="no population report here"):
+        report.write_timeline_from_db(db, "population", tmp_path / "empty")
 
 
 def test_the_page_is_rebuilt_byte_for_byte_from_its_frames(written: Path, tmp_path: Path) -> None:
@@ -89,8 +155,9 @@ def test_the_committed_registry_report_is_what_the_code_makes_of_its_data(tmp_pa
     shutil.copytree(COMMITTED / "data", copy / "data")
     report.rebuild(copy)
     runtime = ("runtime-funnel.png",) if (COMMITTED / "runtime-funnel.png").exists() else ()
+    timeline = (TIMELINE_CHART,) if (COMMITTED / TIMELINE_CHART).exists() else ()
     assert (copy / "README.md").read_bytes() == (COMMITTED / "README.md").read_bytes()
-    for name in (*CHARTS, *runtime):
+    for name in (*CHARTS, *runtime, *timeline):
         if matplotlib.__version__ == _locked("matplotlib"):  # the renderer the committed charts were drawn with
             assert (copy / name).read_bytes() == (COMMITTED / name).read_bytes(), name
         else:  # another matplotlib draws other bytes (scripts/newest.py): about the same picture, at least
