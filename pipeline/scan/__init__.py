@@ -9,7 +9,7 @@ path (``roles``), tree notes (``notes``) and the registration detector's rows (`
 by another version is scanned again (from the cache, without downloading).
 """
 
-SCANNER_VERSION = "15"  # 2: the registration detector runs in the same pass; 3: tree notes;
+SCANNER_VERSION = "16"  # 2: the registration detector runs in the same pass; 3: tree notes;
 # 4: wrappers of wrappers, mirrored Go types, TypeScript lists it cannot follow;
 # 5: TypeScript tools written as classes, hints assigned after the object is made;
 # 6: hints a wrapper takes as parameters, records of definitions a tools/list handler lists,
@@ -31,3 +31,4 @@ SCANNER_VERSION = "15"  # 2: the registration detector runs in the same pass; 3:
 # 14: package-repository notes: the repository the root's package.json or pyproject.toml names
 # 15: Python tools named from tables of tuples a loop unpacks (python_tables); a lowerCamel folder ending
 # in Tests is a name, not a test target (roles)
+# 16: each tool says whether it is registered only under a configuration condition (detect.conditions)

@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 from typing import Protocol
 
 from pipeline.scan.count import TermCounter
-from pipeline.scan.detect import deps, evidence, literals, paths
+from pipeline.scan.detect import conditions, deps, evidence, literals, paths
 from pipeline.scan.detect.kept import (
     DETECTOR_WORD_SET,
     DETECTOR_WORDS,
@@ -109,6 +109,7 @@ class Detector:
         self._files: dict[str, list[SourceFile]] = defaultdict(list)
         self._shims: dict[str, list[SourceFile]] = defaultdict(list)
         self._exclusions: list[Exclusion] = []
+        self._conditions = conditions.Tree({})
         self._kept_bytes = 0
         self._sources = 0
         """whether (or how many) source files of a parsed language the tree holds."""
@@ -199,12 +200,13 @@ class Detector:
         (default: the path rules alone); then start afresh for the next tree."""
         tools: list[Tool] = []
         rules = roles if roles is not None else RoleRules()
+        self._conditions = conditions.Tree({file.path: file for group in self._files.values() for file in group})
         for language, files in sorted(self._files.items()):
             if language not in LANGUAGES:
                 continue  # read for literals only, by ``supplement``
             tools.extend(self._run(factory(language)(self.dependencies), files, self._shims.get(language, []), rules))
         tools = supplement(tools, self._files, (x.path for x in self._exclusions), dependencies=self.dependencies,
-                           roles=rules, place=lambda tool, file: placed(self._versioned(tool), file, rules))
+                           roles=rules, place=lambda t, file: placed(self._versioned(t), file, rules, self._conditions))
         parsed = sum(len(files) for language, files in self._files.items() if language in LANGUAGES)
         notes = (*evidence.sdk_notes(self.dependencies),
                  *evidence.usage_notes(f for group in self._files.values() for f in group),
@@ -231,7 +233,8 @@ class Detector:
             if not keep_trees:
                 file.forget_tree()
         for file in files:  # a detector may read another file's tree: kept trees stay to the end
-            yield from (placed(self._versioned(t), file, roles) for t in self._guarded(file, detector.detect))
+            yield from (placed(self._versioned(t), file, roles, self._conditions)
+                        for t in self._guarded(file, detector.detect))
             if not keep_trees:
                 file.forget_tree()
         if keep_trees:

@@ -1,0 +1,61 @@
+"""A project's registration wrapper that registers only under a condition: ``function addTool(tool) {
+if (enabled.has(tool.name)) server.addTool(tool) }``, or with an early exit, ``if (readOnly &&
+!tool.annotations?.readOnlyHint) return;``. A tool registered through it (``via`` ``wrapper:<name>``)
+is conditional when every registration call in the wrapper's body sits under such a condition (the
+condition may read the tool's own fields as well as the configuration)."""
+
+from __future__ import annotations
+
+import re
+
+import tree_sitter
+
+from pipeline.scan.detect.conditions.branches import Guard
+from pipeline.scan.detect.conditions.exits import Guards
+from pipeline.scan.detect.conditions.grammar import Grammar
+from pipeline.scan.detect.conditions.scopes import function_name, is_callback, text
+from pipeline.scan.detect.conditions.uses import guard_above
+
+Node = tree_sitter.Node
+
+#: call nodes of the grammars
+CALLS = frozenset({"call_expression", "call", "method_invocation", "invocation_expression", "member_call_expression",
+                   "function_call_expression", "scoped_call_expression"})
+#: what a registration call is named (lower case, no ``_``): ``server.tool``, ``registerTool``, ``AddTool``
+REGISTERING = frozenset({"tool", "registertool", "addtool", "registerapptool", "definetool", "addtools",
+                         "registertools", "mcptool"})
+_CALLEE = re.compile(r"([A-Za-z_]\w*)\s*(?:<[^()]*>|\[[^()]*\])?\s*\Z")
+
+
+def functions(root: Node, grammar: Grammar) -> dict[str, list[Node]]:
+    """The named functions (not callbacks) of a file, by name."""
+    found: dict[str, list[Node]] = {}
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type in grammar.functions and not is_callback(node, grammar):
+            named = function_name(node, grammar)
+            if named is not None:
+                found.setdefault(named[0], []).append(node)
+        stack.extend(node.named_children)
+    return found
+
+
+def registration_guard(function: Node, grammar: Grammar, guards: Guards) -> Guard | None:
+    """The condition every registration call in ``function``'s body sits under (the first one's),
+    or ``None`` when one does not, or it makes none."""
+    calls: list[Node] = []
+    stack = list(function.named_children)
+    while stack:
+        node = stack.pop()
+        if node.type in CALLS and _registers(node):
+            calls.append(node)
+        stack.extend(node.named_children)
+    found = [guard_above(call, function, grammar, guards) for call in sorted(calls, key=lambda c: c.start_byte)]
+    return found[0] if found and all(guard is not None for guard in found) else None
+
+
+def _registers(call: Node) -> bool:
+    head = text(call).split("(", 1)[0].split("\n", 1)[0]
+    callee = _CALLEE.search(head)
+    return callee is not None and callee.group(1).lower().replace("_", "") in REGISTERING
