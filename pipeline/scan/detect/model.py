@@ -125,7 +125,8 @@ class Tool:
     server may leave it out (``pipeline.scan.detect.conditions``)."""
     condition: str | None = None
     """that branch's condition as written, on one line, at most 120 characters (``else: x`` when
-    the tool is registered where ``x`` does not hold); ``None`` when not ``conditional``."""
+    the tool is registered where ``x`` does not hold, ``x`` where ``!x`` does not); ``None`` when
+    not ``conditional``."""
 
     def __post_init__(self) -> None:
         """An annotations object we cannot read (``source`` ``dynamic``: ``annotations=TOOLS[name]``)

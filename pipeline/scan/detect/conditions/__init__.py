@@ -17,6 +17,7 @@ worse than a conditional one missed.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import replace
 
@@ -58,15 +59,27 @@ class Tree:
         key = (language, short)
         if key not in self._wrappers:
             self._wrappers[key] = None
-            needle = short.encode()
+            needle, defines = short.encode(), _defining(short)
             for file in self._files.values():
-                if file is own or language_of(file.path) != language or needle not in file.data:
+                if file is own or needle not in file.data or language_of(file.path) != language \
+                        or not defines.search(file.data):
                     continue
                 defined, guard = _conditions(file, GRAMMARS[language]).wrapper(short)
                 if defined:
                     self._wrappers[key] = guard
                     break
         return self._wrappers[key]
+
+
+def _defining(name: str) -> re.Pattern[bytes]:
+    """What a file defining a function ``name`` holds, in any of the languages (looked for before
+    the file is parsed): ``def name``, ``function name``, ``func (r *R) name``, ``name = (...) =>``, a
+    method ``name(...) {``."""
+    word = re.escape(name.encode())
+    return re.compile(rb"\b(?:def|function|func|fun|fn)\s*(?:\([^)]*\)\s*)?\*?\s*" + word + rb"\b"
+                      rb"|\b" + word + rb"\s*(?::[^=\n]*)?=\s*(?:async\s*)?(?:\(|function\b|lambda\b|func\b|\w+\s*=>)"
+                      rb"|^[ \t]*(?:(?:public|private|protected|static|async|override)\s+)*" + word
+                      + rb"\s*(?:<[^>\n]*>)?\([^)\n]*\)[^{\n]*\{", re.MULTILINE)
 
 
 def _conditions(file: SourceFile, grammar: Grammar) -> FileConditions:

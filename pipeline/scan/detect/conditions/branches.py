@@ -57,6 +57,20 @@ def one_line(text: str) -> str:
     return flat if len(flat) <= MOST_CHARACTERS else flat[: MOST_CHARACTERS - 3].rstrip() + "..."
 
 
+def negation(text: str) -> str:
+    """The condition that holds where ``text`` does not: ``!x`` and ``not x`` give ``x`` (for one
+    operand), ``else: x`` gives ``x``, anything else ``else: <text>``."""
+    if text.startswith(ELSE):
+        return text.removeprefix(ELSE)
+    operand = _NOT.fullmatch(text)
+    if operand is not None and _balanced(operand.group(1)):
+        return operand.group(1)
+    return ELSE + text
+
+
+_NOT = re.compile(r"(?:!|not\s+)\s*([\w$.?()\[\]*'\"-]+)")
+
+
 def _balanced(text: str) -> bool:
     depth = 0
     for char in text:
@@ -83,7 +97,7 @@ def _branch(parent: Node, child: Node, grammar: Grammar) -> Guard | None:
     written = (parent.text or b"")[start - parent.start_byte : end - parent.start_byte]
     text = one_line(written.decode("utf-8", "replace"))
     negated = parent.type in grammar.negated or _after_else(parent, child)
-    return Guard(ELSE + text if negated else text, parent.id, "alternative" if negated else "consequence")
+    return Guard(negation(text) if negated else text, parent.id, "alternative" if negated else "consequence")
 
 
 def _after_else(parent: Node, child: Node) -> bool:
@@ -104,7 +118,7 @@ def _conjunction(parent: Node, child: Node) -> Guard | None:
     if operator is None or len(operands) != 2 or operands[1] != child:
         return None
     text = one_line(_text(operands[0]))
-    return Guard(text if operator in _AND else ELSE + text, parent.id, "right")
+    return Guard(text if operator in _AND else negation(text), parent.id, "right")
 
 
 def _arm(arm: Node, child: Node, grammar: Grammar) -> Guard | None:

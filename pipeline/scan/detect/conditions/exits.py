@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 import tree_sitter
 
-from pipeline.scan.detect.conditions.branches import ELSE, Guard, guard_at, one_line
+from pipeline.scan.detect.conditions.branches import Guard, guard_at, negation, one_line
 from pipeline.scan.detect.conditions.grammar import Grammar
 from pipeline.scan.detect.conditions.scopes import function_name, text
 
@@ -89,8 +89,7 @@ def exit_guard(statement: Node, grammar: Grammar) -> Guard | None:
     guard = guard_at(statement, body, grammar)
     if guard is None:
         return None
-    negated = guard.text.removeprefix(ELSE) if guard.text.startswith(ELSE) else ELSE + guard.text
-    return Guard(negated, statement.id, "after")
+    return Guard(negation(guard.text), statement.id, "after")
 
 
 def _leaves(node: Node, depth: int = 0) -> bool:

@@ -79,13 +79,23 @@ _KEYWORDS = frozenset({"not", "and", "or", "in", "is", "if", "else", "true", "fa
                        "when", "unless", "then", "elif", "range", "len", "isset", "empty"})
 
 
+#: a name given more values than this in one file is a local reused everywhere (``err``), not one setting
+MOST_BINDINGS = 3
+#: names that hold an error or a check's result, never a setting, however they are bound
+_UNBOUND = frozenset({"err", "error", "e", "ex", "exc", "ok", "_"})
+
+
 def binder(source: str) -> Bindings:
     """``Bindings`` over a file's text: what a name is assigned (``x = ...``, ``x := ...``, ``const
     x = ...``, ``{ x } = ...``) or the loop it is bound by (``for x of ...``, ``for _, x := range
-    ...``, ``foreach (... as $x)``), each value to the end of its line."""
+    ...``, ``foreach (... as $x)``), each value to the end of its line; none for a name bound to
+    more than ``MOST_BINDINGS`` values."""
     found: dict[str, list[str]] = {}
+    lines = source.splitlines()
 
     def values(name: str) -> list[str]:
+        if name in _UNBOUND:
+            return []
         if name not in found:
             word = re.escape(name)
             edge = rf"(?<![\w$.]){word}(?![\w$])"
@@ -93,7 +103,9 @@ def binder(source: str) -> Bindings:
                         rf"\{{[^}}\n]*{edge}[^}}\n]*\}}\s*(?::[^=\n]+)?=\s*([^\n;]+)",
                         rf"\bfor\b[^\n]*?{edge}[^\n]*?(?:\bof\b|\bin\b|\brange\b|:)\s*([^\n]+)",
                         rf"\bforeach\s*\(\s*([^\n]+?)\s+as\b[^\n]*{edge}")
-            found[name] = [m.group(1) for pattern in patterns for m in re.finditer(pattern, source)][:20]
+            holding = "\n".join(line for line in lines if name in line)
+            bound = {m.group(1).strip() for pattern in patterns for m in re.finditer(pattern, holding)}
+            found[name] = sorted(bound) if len(bound) <= MOST_BINDINGS else []
         return found[name]
 
     return values

@@ -5,6 +5,7 @@ function's body, and the scope in which a name's uses are looked for."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 import tree_sitter
 
@@ -100,3 +101,17 @@ def scope_of(node: Node, grammar: Grammar) -> Node:
 def _identifier(name: str) -> str | None:
     name = name.strip()
     return name if _IDENTIFIER.match(name) else None
+
+
+_WORD = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$")
+
+
+def words(data: bytes, name: str, start: int = 0, end: int | None = None) -> Iterator[int]:
+    """The offsets of ``name`` as a whole word (``$`` counts as a letter) in ``data[start:end]``."""
+    needle, stop = name.encode(), len(data) if end is None else end
+    at = data.find(needle, start, stop)
+    while at != -1:
+        after = at + len(needle)
+        if (at == 0 or data[at - 1] not in _WORD) and (after >= len(data) or data[after] not in _WORD):
+            yield at
+        at = data.find(needle, at + 1, stop)

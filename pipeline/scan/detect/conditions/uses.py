@@ -10,14 +10,12 @@ both sides of one branch (``readOnly ? [read] : [read, write]`` lists ``read`` e
 
 from __future__ import annotations
 
-import re
-
 import tree_sitter
 
 from pipeline.scan.detect.conditions.branches import Guard
 from pipeline.scan.detect.conditions.exits import Guards
 from pipeline.scan.detect.conditions.grammar import Grammar
-from pipeline.scan.detect.conditions.scopes import inside, is_callback
+from pipeline.scan.detect.conditions.scopes import inside, is_callback, words
 
 Node = tree_sitter.Node
 
@@ -39,19 +37,17 @@ def guard_above(node: Node, stop: Node, grammar: Grammar, guards: Guards) -> Gua
     return None
 
 
-def every_use_guarded(name: str, declaration: Node, scope: Node, grammar: Grammar, guards: Guards) -> Guard | None:
+def every_use_guarded(data: bytes, name: str, declaration: Node, scope: Node, *, grammar: Grammar,
+                      guards: Guards) -> Guard | None:
     """The condition the uses of ``name`` in ``scope`` (``declaration`` left out) all sit under,
-    the first one's, or ``None`` when one does not (or there is none)."""
+    the first one's, or ``None`` when one does not (or there is none); ``data`` is the file."""
     found_under: list[Guard] = []
-    source = scope.text or b""
-    pattern = re.compile(rb"(?<![\w$])" + re.escape(name.encode()) + rb"(?![\w$])")
-    for count, found in enumerate(pattern.finditer(source)):
-        start = scope.start_byte + found.start()
+    for count, start in enumerate(words(data, name, scope.start_byte, scope.end_byte)):
         if count >= MOST_USES:
             return None
         if declaration.start_byte <= start < declaration.end_byte:
             continue
-        leaf = scope.descendant_for_byte_range(start, start + len(found.group()))
+        leaf = scope.descendant_for_byte_range(start, start + len(name.encode()))
         if leaf is None or not inside(leaf, scope) or _prose(leaf):
             continue
         guard = guard_above(leaf, scope, grammar, guards)

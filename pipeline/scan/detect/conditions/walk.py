@@ -23,7 +23,7 @@ from pipeline.scan.detect.conditions.exits import Guards
 from pipeline.scan.detect.conditions.grammar import Grammar
 from pipeline.scan.detect.conditions.reading import binder, reads_configuration
 from pipeline.scan.detect.conditions.uses import every_use_guarded
-from pipeline.scan.detect.conditions.wrappers import functions, registration_guard
+from pipeline.scan.detect.conditions.wrappers import definitions, registration_guard, registration_on
 
 Node = tree_sitter.Node
 
@@ -32,29 +32,35 @@ class FileConditions:
     """The conditions of one file's registrations, its look-ups shared between its tools."""
 
     def __init__(self, data: bytes, root: Node, grammar: Grammar) -> None:
+        self._data = data
         self._lines = data.split(b"\n")
         self._root = root
         self._grammar = grammar
         self._bindings = binder(data.decode("utf-8", errors="replace"))
         self._read: dict[str, bool] = {}
         self._used: dict[tuple[str, int], Guard | None] = {}
-        self._functions: dict[str, list[Node]] | None = None
+        self._wrappers: dict[str, tuple[bool, Guard | None]] = {}
         self.guards = Guards(grammar, self.reads)
         """the conditions of this file's constructs."""
 
     def at_line(self, line: int) -> Guard | None:
-        """The configuration condition the registration at 1-based ``line`` sits under."""
-        anchor = self._anchor(line - 1)
-        return None if anchor is None else self._walk(anchor)
+        """The configuration condition the registration at 1-based ``line`` sits under, walked up
+        from the node at the line's end (inside the registration even where a branch opens the
+        line, ``if (x) server.tool(...)``), else from the one at its start (where a condition ends
+        it, Ruby's ``server.define_tool(...) if ENV["X"]``)."""
+        for anchor in self._anchors(line - 1):
+            if (guard := self._walk(anchor)) is not None:
+                return guard
+        return None
 
     def wrapper(self, name: str) -> tuple[bool, Guard | None]:
         """Whether this file defines a function ``name``, and the condition every registration in
         each of its definitions sits under (``wrappers``)."""
-        if self._functions is None:
-            self._functions = functions(self._root, self._grammar)
-        defined = self._functions.get(name, [])
-        found = [registration_guard(function, self._grammar, self.guards) for function in defined]
-        return bool(defined), found[0] if found and all(guard is not None for guard in found) else None
+        if name not in self._wrappers:
+            defined = definitions(self._data, self._root, self._grammar, name)
+            found = [registration_guard(function, self._grammar, self.guards) for function in defined]
+            self._wrappers[name] = bool(defined), found[0] if found and all(g is not None for g in found) else None
+        return self._wrappers[name]
 
     def reads(self, condition: str) -> bool:
         """Whether ``condition`` reads configuration (its bare names looked up in this file)."""
@@ -62,17 +68,30 @@ class FileConditions:
             self._read[condition] = reads_configuration(condition, self._bindings)
         return self._read[condition]
 
-    def _anchor(self, row: int) -> Node | None:
-        """The node at the end of the line, before a ``;`` or ``,`` (inside the registration even
-        where a branch opens the line: ``if (x) server.tool(...)``), or at its start when it ends in
-        a comment."""
+    def _anchors(self, row: int) -> list[Node]:
+        """Where the walk starts: the line's first registration call (``server.tool(...)``), else the
+        node at its end (before a ``;`` or ``,``, a comment aside), and the one at its start when the
+        end is a branch's condition (Ruby's ``server.define_tool(...) if ENV["X"]``)."""
         if not 0 <= row < len(self._lines) or not (content := self._lines[row].rstrip().rstrip(b";,").rstrip()):
-            return None
-        last = self._root.descendant_for_point_range((row, len(content) - 1), (row, len(content)))
-        if last is not None and "comment" not in last.type:
-            return last
+            return []
         first = len(content) - len(content.lstrip())
-        return self._root.descendant_for_point_range((row, first), (row, first + 1))
+        line = self._root.descendant_for_point_range((row, first), (row, len(content)))
+        if line is not None and (call := registration_on(line, row)) is not None:
+            return [call]
+        last = self._root.descendant_for_point_range((row, len(content) - 1), (row, len(content)))
+        if last is not None and "comment" not in last.type and not self._in_condition(last):
+            return [last]
+        start = self._root.descendant_for_point_range((row, first), (row, first + 1))
+        return [n for n in (last, start) if n is not None and "comment" not in n.type]
+
+    def _in_condition(self, node: Node) -> bool:
+        child, parent = node, node.parent
+        while parent is not None and parent.type not in self._grammar.functions:
+            if parent.type in self._grammar.branches and any(
+                    scopes.inside(child, c) for c in parent.children_by_field_name("condition")):
+                return True
+            child, parent = parent, parent.parent
+        return False
 
     def _walk(self, anchor: Node) -> Guard | None:
         grammar = self._grammar
@@ -102,5 +121,6 @@ class FileConditions:
         key = (name, declaration.id)
         if key not in self._used:
             scope = scopes.scope_of(declaration, self._grammar)
-            self._used[key] = every_use_guarded(name, declaration, scope, self._grammar, self.guards)
+            self._used[key] = every_use_guarded(self._data, name, declaration, scope, grammar=self._grammar,
+                                                guards=self.guards)
         return self._used[key]

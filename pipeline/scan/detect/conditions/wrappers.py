@@ -13,7 +13,7 @@ import tree_sitter
 from pipeline.scan.detect.conditions.branches import Guard
 from pipeline.scan.detect.conditions.exits import Guards
 from pipeline.scan.detect.conditions.grammar import Grammar
-from pipeline.scan.detect.conditions.scopes import function_name, is_callback, text
+from pipeline.scan.detect.conditions.scopes import declared, is_callback, text, words
 from pipeline.scan.detect.conditions.uses import guard_above
 
 Node = tree_sitter.Node
@@ -27,17 +27,22 @@ REGISTERING = frozenset({"tool", "registertool", "addtool", "registerapptool", "
 _CALLEE = re.compile(r"([A-Za-z_]\w*)\s*(?:<[^()]*>|\[[^()]*\])?\s*\Z")
 
 
-def functions(root: Node, grammar: Grammar) -> dict[str, list[Node]]:
-    """The named functions (not callbacks) of a file, by name."""
-    found: dict[str, list[Node]] = {}
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if node.type in grammar.functions and not is_callback(node, grammar):
-            named = function_name(node, grammar)
-            if named is not None:
-                found.setdefault(named[0], []).append(node)
-        stack.extend(node.named_children)
+def definitions(data: bytes, root: Node, grammar: Grammar, name: str) -> list[Node]:
+    """The named functions (not callbacks) called ``name`` in a file (``data``, its tree's ``root``):
+    ``function name(...)``, ``def name``, ``func (r *R) name``, ``const name = (...) => ...``."""
+    found = []
+    for start in words(data, name):
+        leaf = root.descendant_for_byte_range(start, start + len(name.encode()))
+        parent = leaf.parent if leaf is not None else None
+        if parent is None:
+            continue
+        if parent.type in grammar.declarations and (bound := declared(parent)) is not None \
+                and bound[0] == name and bound[1].type in grammar.functions:
+            parent = bound[1]
+        elif parent.child_by_field_name("name") != leaf:
+            continue
+        if parent.type in grammar.functions and not is_callback(parent, grammar):
+            found.append(parent)
     return found
 
 
@@ -53,6 +58,18 @@ def registration_guard(function: Node, grammar: Grammar, guards: Guards) -> Guar
         stack.extend(node.named_children)
     found = [guard_above(call, function, grammar, guards) for call in sorted(calls, key=lambda c: c.start_byte)]
     return found[0] if found and all(guard is not None for guard in found) else None
+
+
+def registration_on(node: Node, row: int) -> Node | None:
+    """The first registration call starting on ``row`` (0-based) within ``node``."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if current.start_point[0] == row and current.type in CALLS and _registers(current):
+            return current
+        stack.extend(reversed([c for c in current.named_children
+                               if c.start_point[0] <= row <= c.end_point[0]]))
+    return None
 
 
 def _registers(call: Node) -> bool:
