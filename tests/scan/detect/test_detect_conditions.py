@@ -16,7 +16,8 @@ READS = [
     "argv.admin", "args.read_only", "*readOnly", "options.write", "flag.Bool(\"x\", false, \"\")",
     "config.features.search", "settings.enable_search", "cfg.EnableSearch", "this.config.write", "$config['x']",
     'toolsets.includes("tags")', '"tags" in enabled_tools', 'slices.Contains(toolsets, "tags")', 'enabled["x"]',
-    "isEnabled(\"search\")", "!readOnly", "not self.read_only", "allowWrites", "switch config.mode: case \"a\"",
+    "isEnabled(\"search\")", "enableSearch", "ENABLE_EXPORT",
+    "!readOnly", "not self.read_only", "allowWrites", "switch config.mode: case \"a\"",
 ]
 READS_NOTHING = [
     "x === undefined", "server === undefined", "limit > 10", "tools.length > 0", '__name__ == "__main__"',

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import tree_sitter
 
+from pipeline.scan.detect.conditions import scopes
 from pipeline.scan.detect.conditions.grammar import Grammar
 
 Node = tree_sitter.Node
@@ -80,15 +81,11 @@ def _balanced(text: str) -> bool:
     return depth == 0
 
 
-def _text(node: Node) -> str:
-    return (node.text or b"").decode("utf-8", errors="replace")
-
-
 def _branch(parent: Node, child: Node, grammar: Grammar) -> Guard | None:
     conditions = parent.children_by_field_name("condition")
     if not conditions and parent.type == "conditional_expression" and len(parent.named_children) == 3:
         conditions = [parent.named_children[1]]  # Python: body if condition else other
-    if not conditions or any(_inside(child, c) for c in conditions):
+    if not conditions or any(scopes.inside(child, c) for c in conditions):
         return None
     start, end = conditions[0].start_byte, conditions[-1].end_byte
     initializer = parent.child_by_field_name("initializer")  # Go: if v := os.Getenv("X"); v != ""
@@ -117,13 +114,13 @@ def _conjunction(parent: Node, child: Node) -> Guard | None:
     operator = next((c.type for c in parent.children if not c.is_named and c.type in _AND | _OR), None)
     if operator is None or len(operands) != 2 or operands[1] != child:
         return None
-    text = one_line(_text(operands[0]))
+    text = one_line(scopes.text(operands[0]))
     return Guard(text if operator in _AND else negation(text), parent.id, "right")
 
 
 def _arm(arm: Node, child: Node, grammar: Grammar) -> Guard | None:
     """A switch arm's subject and label (``switch mode: case "a"``) for a child in its body."""
-    label = _LABEL_END.split(_text(arm).splitlines()[0], maxsplit=1)[0].strip()
+    label = _LABEL_END.split(scopes.text(arm).splitlines()[0], maxsplit=1)[0].strip()
     if child.start_byte < arm.start_byte + len(label.encode()):
         return None  # in the label itself
     switch = arm.parent
@@ -133,9 +130,6 @@ def _arm(arm: Node, child: Node, grammar: Grammar) -> Guard | None:
         return None
     subject = next((s for f in _SUBJECT_FIELDS if (s := switch.child_by_field_name(f)) is not None),
                    next((c for c in switch.named_children if c.type == "when_subject"), None))
-    text = f"switch {one_line(_text(subject))}: {label}" if subject is not None else label
+    text = f"switch {one_line(scopes.text(subject))}: {label}" if subject is not None else label
     return Guard(one_line(text), switch.id, str(arm.start_byte))
 
-
-def _inside(node: Node, outer: Node) -> bool:
-    return outer.start_byte <= node.start_byte and node.end_byte <= outer.end_byte

@@ -23,8 +23,10 @@ _ANYWHERE = ("toolset", "toolgroup", "featureflag", "allowlist", "denylist", "wh
 #: a name ending so holds configuration (``config``, ``serverConfig``, ``os.environ``, ``args``)
 _ENDINGS = ("config", "configuration", "cfg", "conf", "settings", "options", "opts", "prefs",
             "preferences", "flags", "args", "argv", "env", "environ", "environment", "features")
-#: a root name starting or ending so is an enabled-list or a switch (``enabledTools``, ``isEnabled``)
-_ENABLING = ("enabled", "disabled", "allowed")
+#: a root name starting so is a switch or an enabled-list (``enableSearch``, ``ENABLE_EXPORT``,
+#: ``allowWrites``, ``enabledTools``); ending so, one too (``isEnabled``, ``searchEnabled``)
+_SWITCH_STARTS = ("enable", "disable", "allow")
+_SWITCH_ENDS = ("enabled", "disabled", "allowed")
 #: root names that are configuration themselves (Go's ``flag`` package, viper, ...)
 _ROOTS = frozenset({"flag", "cli", "viper"})
 #: a hint's name is the tool's own annotation, not a setting (``t.annotations.readOnlyHint``);
@@ -56,7 +58,7 @@ def is_configuration(name: str, member: bool) -> bool:
         return False
     if any(part in word for part in _ANYWHERE) or word.endswith(_ENDINGS):
         return True
-    return not member and (word in _ROOTS or word.startswith(_ENABLING) or word.endswith(_ENABLING))
+    return not member and (word in _ROOTS or word.startswith(_SWITCH_STARTS) or word.endswith(_SWITCH_ENDS))
 
 
 def reads_configuration(text: str, bindings: Bindings | None = None) -> bool:
