@@ -13,8 +13,9 @@ detectors in two phases over the kept files:
 Each language detector lives in its own module (``python``, ``typescript``, ``go``, ``rust``,
 ``jvm``, ``csharp``, ``php``, ``ruby``, ``swift``) and implements ``LanguageDetector``.
 Registrations are attributed to an SDK by imports and package manifests (``deps``), never
-by a variable's name. Files under vendored, docs or build folders, and type definitions,
-are left out and recorded as ``Exclusion`` rows when they mention MCP at all.
+by a variable's name; each found tool is marked conditional when it is registered only under a
+configuration condition (``conditions``). Files under vendored, docs or build folders, and type
+definitions, are left out and recorded as ``Exclusion`` rows when they mention MCP at all.
 """
 
 from __future__ import annotations

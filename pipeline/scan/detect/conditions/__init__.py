@@ -1,14 +1,16 @@
 """Conditional registrations: a tool registered only when the server's configuration says so.
 
-In: a detected ``Tool`` and the ``SourceFile`` it is placed in. Out: the tool with ``conditional``
-true and ``condition`` the condition's text when its registration sits in a branch (``if``,
-ternary, ``&&`` guard, switch arm) whose condition reads an environment variable, a command-line
-flag, a settings field, a toolset or enabled list, or a read-only / write mode; such a tool may
-legitimately be missing from a running server's ``tools/list``.
+In: a tree's kept files (``Tree``) and each detected ``Tool`` with the file it was found in. Out:
+the tool with ``conditional`` true and ``condition`` the condition's text when its registration
+sits in a branch (``if``, ``unless``, ternary, ``&&`` guard, switch arm) or after an early exit
+whose condition reads an environment variable, a command-line flag, a settings field, a toolset or
+enabled list, or a read-only / write mode; such a tool may legitimately be missing from a running
+server's ``tools/list``.
 
 ``walk`` goes up the file's syntax tree from the tool's line (through callbacks; a named function
 or a declared tool object counts when every use of its name in the file is under such a condition,
-``uses``), ``branches`` reads each construct's condition, ``reading`` says whether it reads
+``uses``; a wrapper when every registration call in it is, ``wrappers``), ``branches`` reads each
+construct's condition and ``exits`` the early exits, ``reading`` says whether a condition reads
 configuration, ``grammar`` holds each language's node types and ``scopes`` what the walk knows of
 functions, declarations and classes. A plain ``if`` on anything else (``x === undefined``, a local
 value, ``__name__``), a ``try`` block or a loop is no condition: a tool wrongly called conditional is
@@ -29,6 +31,9 @@ from pipeline.scan.detect.source import SourceFile, language_of
 
 __all__ = ["Tree"]
 
+#: what reading a syntax tree we did not expect may raise (``Detector._guarded`` catches the same)
+_FAILURES = (RecursionError, ValueError, LookupError, TypeError, AttributeError, UnicodeError)
+
 
 class Tree:
     """The kept files of one tree, by path: each tool's condition is read in the file it is placed
@@ -46,9 +51,12 @@ class Tree:
         language = language_of(own.path) if own is not None else None
         if own is None or language not in GRAMMARS:
             return tool
-        guard = _conditions(own, GRAMMARS[language]).at_line(tool.line)
-        if guard is None and tool.via.startswith("wrapper:"):
-            guard = self._wrapper(tool.via.removeprefix("wrapper:"), own, language)
+        try:
+            guard = _conditions(own, GRAMMARS[language]).at_line(tool.line)
+            if guard is None and tool.via.startswith("wrapper:"):
+                guard = self._wrapper(tool.via.removeprefix("wrapper:"), own, language)
+        except _FAILURES:  # as Detector._guarded: a file we cannot read leaves the tool unconditional
+            return tool
         return tool if guard is None else replace(tool, conditional=True, condition=guard.text)
 
     def _wrapper(self, name: str, own: SourceFile, language: str) -> Guard | None:

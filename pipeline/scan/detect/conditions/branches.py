@@ -120,7 +120,7 @@ def _conjunction(parent: Node, child: Node) -> Guard | None:
 
 def _arm(arm: Node, child: Node, grammar: Grammar) -> Guard | None:
     """A switch arm's subject and label (``switch mode: case "a"``) for a child in its body."""
-    label = _LABEL_END.split(scopes.text(arm).splitlines()[0], maxsplit=1)[0].strip()
+    label = _LABEL_END.split((scopes.text(arm).splitlines() or [""])[0], maxsplit=1)[0].strip()
     if child.start_byte < arm.start_byte + len(label.encode()):
         return None  # in the label itself
     switch = arm.parent

@@ -3,8 +3,8 @@ registered under, if any.
 
 From the node at the tool's line the walk goes up to the file's root and stops at the first of:
 
-- a branch, ``&&`` guard or switch arm whose condition reads configuration (``reading``): that
-  condition;
+- a branch, ``&&`` guard or switch arm whose condition reads configuration (``reading``), or an
+  early exit before it on one (``exits``): that condition;
 - a declaration whose value holds the tool (``const writeTool = {...}``, ``tool := mcp.NewTool(...)``),
   or a class declared at the tool's line: when every use of its name sits under such a condition
   (``uses``), that one, else the walk goes on;
@@ -45,9 +45,9 @@ class FileConditions:
 
     def at_line(self, line: int) -> Guard | None:
         """The configuration condition the registration at 1-based ``line`` sits under, walked up
-        from the node at the line's end (inside the registration even where a branch opens the
-        line, ``if (x) server.tool(...)``), else from the one at its start (where a condition ends
-        it, Ruby's ``server.define_tool(...) if ENV["X"]``)."""
+        from the line's registration call, else from the node at its end (inside the registration
+        even where a branch opens the line, ``if (x) defineTool(...)``) and, where a condition
+        ends it, from its start (Ruby's ``server.define_tool(...) if ENV["X"]``)."""
         for anchor in self._anchors(line - 1):
             if (guard := self._walk(anchor)) is not None:
                 return guard
