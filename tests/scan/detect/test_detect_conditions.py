@@ -114,3 +114,18 @@ function setup() {
 }
 """
     assert _conditions(source) == {"a": None, "b": None, "c": "config.write"}
+
+
+def test_a_server_built_for_each_transport_is_not_conditional() -> None:
+    """``if`` / ``else if`` over a transport setting builds the same server either way; a wrapper that
+    registers in both branches of a read-only check registers either way too."""
+    source = b"""
+function build() { const s = new McpServer({}); s.tool("a", "A", async () => ({ content: [] })); return s; }
+if (config.transport === "http") { serveHttp(build()); } else if (config.transport === "sse") { serveSse(build()); }
+function add(name, annotations) {
+  if (readOnly) { server.registerTool(name, { annotations: { ...annotations, readOnlyHint: true } }, done); }
+  else { server.registerTool(name, { annotations }, done); }
+}
+add("b", {});
+"""
+    assert _conditions(source) == {"a": None, "b": None}

@@ -23,25 +23,37 @@ Node = tree_sitter.Node
 MOST_USES = 50
 
 
-def guard_above(node: Node, stop: Node, grammar: Grammar, guards: Guards) -> Guard | None:
-    """The nearest configuration condition above ``node``, below ``stop`` and within the function
-    that holds it (callbacks run in place, so the walk goes on through them)."""
+def guards_above(node: Node, stop: Node, grammar: Grammar, guards: Guards) -> list[Guard]:
+    """Every configuration condition above ``node``, nearest first, below ``stop`` and within the
+    function that holds it (callbacks run in place, so the walk goes on through them)."""
+    found = []
     child, parent = node, node.parent
     while parent is not None and child != stop:
-        guard = guards.at(parent, child)
-        if guard is not None:
-            return guard
+        if (guard := guards.at(parent, child)) is not None:
+            found.append(guard)
         if parent.type in grammar.functions and not is_callback(parent, grammar):
-            return None
+            break
         child, parent = parent, parent.parent
-    return None
+    return found
+
+
+def common_guard(paths: list[list[Guard]]) -> Guard | None:
+    """The condition that places with these conditions above them (``guards_above``) all sit under,
+    the first one's nearest; ``None`` when there is no place, one sits under none, or two sit on
+    different sides of one branch (``if (a) f() else if (b) f()`` calls ``f`` either way)."""
+    if not paths or not all(paths):
+        return None
+    sides: dict[int, set[str]] = {}
+    for guard in (g for path in paths for g in path):
+        sides.setdefault(guard.branch, set()).add(guard.side)
+    return None if any(len(found) > 1 for found in sides.values()) else paths[0][0]
 
 
 def every_use_guarded(data: bytes, name: str, declaration: Node, scope: Node, *, grammar: Grammar,
                       guards: Guards) -> Guard | None:
-    """The condition the uses of ``name`` in ``scope`` (``declaration`` left out) all sit under,
-    the first one's, or ``None`` when one does not (or there is none); ``data`` is the file."""
-    found_under: list[Guard] = []
+    """The condition the uses of ``name`` in ``scope`` (``declaration`` left out) all sit under
+    (``common_guard``), or ``None``; ``data`` is the file."""
+    paths: list[list[Guard]] = []
     for count, start in enumerate(words(data, name, scope.start_byte, scope.end_byte)):
         if count >= MOST_USES:
             return None
@@ -50,13 +62,11 @@ def every_use_guarded(data: bytes, name: str, declaration: Node, scope: Node, *,
         leaf = scope.descendant_for_byte_range(start, start + len(name.encode()))
         if leaf is None or not inside(leaf, scope) or _prose(leaf):
             continue
-        guard = guard_above(leaf, scope, grammar, guards)
-        if guard is None:
+        path = guards_above(leaf, scope, grammar, guards)
+        if not path:
             return None
-        found_under.append(guard)
-    if not found_under or _both_sides(found_under):
-        return None
-    return found_under[0]
+        paths.append(path)
+    return common_guard(paths)
 
 
 def _prose(node: Node) -> bool:
@@ -68,10 +78,3 @@ def _prose(node: Node) -> bool:
 
 
 _NAMES = frozenset({"name", "variable_name", "constant"})
-
-
-def _both_sides(guards: list[Guard]) -> bool:
-    sides: dict[int, set[str]] = {}
-    for guard in guards:
-        sides.setdefault(guard.branch, set()).add(guard.side)
-    return any(len(found) > 1 for found in sides.values())

@@ -14,7 +14,7 @@ from pipeline.scan.detect.conditions.branches import Guard
 from pipeline.scan.detect.conditions.exits import Guards
 from pipeline.scan.detect.conditions.grammar import Grammar
 from pipeline.scan.detect.conditions.scopes import declared, is_callback, text, words
-from pipeline.scan.detect.conditions.uses import guard_above
+from pipeline.scan.detect.conditions.uses import common_guard, guards_above
 
 Node = tree_sitter.Node
 
@@ -47,8 +47,8 @@ def definitions(data: bytes, root: Node, grammar: Grammar, name: str) -> list[No
 
 
 def registration_guard(function: Node, grammar: Grammar, guards: Guards) -> Guard | None:
-    """The condition every registration call in ``function``'s body sits under (the first one's),
-    or ``None`` when one does not, or it makes none."""
+    """The condition every registration call in ``function``'s body sits under (``common_guard``:
+    none where it registers on both sides of a branch, or makes no registration)."""
     calls: list[Node] = []
     stack = list(function.named_children)
     while stack:
@@ -56,8 +56,8 @@ def registration_guard(function: Node, grammar: Grammar, guards: Guards) -> Guar
         if node.type in CALLS and _registers(node):
             calls.append(node)
         stack.extend(node.named_children)
-    found = [guard_above(call, function, grammar, guards) for call in sorted(calls, key=lambda c: c.start_byte)]
-    return found[0] if found and all(guard is not None for guard in found) else None
+    return common_guard([guards_above(call, function, grammar, guards)
+                         for call in sorted(calls, key=lambda c: c.start_byte)])
 
 
 def registration_on(node: Node, row: int) -> Node | None:
