@@ -198,7 +198,7 @@ def tool_columns(tool: Tool) -> list[Any]:
     a = tool.annotations
     return [tool.path, tool.line, tool.sdk, tool.is_mcp, tool.tool_name, tool.via, a.title,
             *(getattr(a, hint) for hint in HINT_FIELDS), a.source, tool.rule, a.title_state,
-            tool.tool_title, tool.sdk_version, tool.role, tool.role_rule]
+            tool.tool_title, tool.sdk_version, tool.role, tool.role_rule, tool.conditional, tool.condition]
 
 
 def _columns(rows: Sequence[tuple[Any, ...]], width: int) -> list[list[Any]]:

@@ -11,8 +11,10 @@ Tables (later stages extend these, never rename them):
   what a tree is: the MCP SDKs its manifests declare (``mcp-sdk``, path the manifest's folder)
   and the root README's pointer to the repository the project moved to (``points-elsewhere``).
 - ``manifest_entries``: the manifest as last run, with the published figures.
-- ``tools``: one row per tool definition the detector found, with its declared annotations
-  and its role (``server``, ``example``, ``test``: ``pipeline.scan.roles``).
+- ``tools``: one row per tool definition the detector found, with its declared annotations,
+  its role (``server``, ``example``, ``test``: ``pipeline.scan.roles``) and whether it is
+  registered only under a configuration condition (``conditional``, ``condition``:
+  ``pipeline.scan.detect.conditions``; NULL in rows scanned before they existed).
 - ``detector_exclusions``: files the detector left out on purpose, with the reason.
 - ``sdk_catalog``: every library the detector knows (rewritten on open from ``sdks.SDKS``).
 - ``runtime_captures``, ``runtime_tools``, ``runtime_servers``: tools/list answers of running
@@ -83,7 +85,9 @@ CREATE TABLE IF NOT EXISTS tools (
     tool_title VARCHAR,               -- Tool.title, when a literal
     sdk_version VARCHAR,              -- from the nearest package manifest
     role VARCHAR,                     -- server | example | test
-    role_rule VARCHAR                 -- the rule of pipeline.scan.roles that decided role
+    role_rule VARCHAR,                -- the rule of pipeline.scan.roles that decided role
+    conditional BOOLEAN,              -- registered only under a configuration condition (NULL: scanned before)
+    condition VARCHAR                 -- that condition as written, one line
 );
 CREATE TABLE IF NOT EXISTS detector_exclusions (
     repo VARCHAR NOT NULL, commit VARCHAR NOT NULL, path VARCHAR NOT NULL,
@@ -152,7 +156,8 @@ WHERE t.is_mcp"""
 #: columns added after a table first shipped: (table, column, type); ``install`` adds them
 ADDED_COLUMNS = (("snapshots", "server_paths", "VARCHAR[]"), ("term_counts", "role", "VARCHAR"),
                  ("tools", "role", "VARCHAR"), ("tools", "role_rule", "VARCHAR"),
-                 ("snapshots", "committed_at_utc", "TIMESTAMP"))
+                 ("snapshots", "committed_at_utc", "TIMESTAMP"), ("tools", "conditional", "BOOLEAN"),
+                 ("tools", "condition", "VARCHAR"))
 
 
 def install(con: duckdb.DuckDBPyConnection) -> None:

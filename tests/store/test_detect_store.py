@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
+import duckdb
 import pytest
 
 from pipeline.fetch.source import Fetched
@@ -81,7 +82,8 @@ def test_wire_view_applies_each_sdks_documented_defaults(
 def test_tools_table_keeps_every_column_and_the_view_drops_lookalikes(tmp_path: Path) -> None:
     ann = Annotations(title="Search", title_state="true", read_only_hint="true", source="preset:RO")
     mcp = Tool("src/s.py", 12, "python-fastmcp", "search", "python.python-fastmcp.decorator", ann,
-               via="wrapper:Registry.tool", tool_title="Find", sdk_version=">=2.3")
+               via="wrapper:Registry.tool", tool_title="Find", sdk_version=">=2.3", conditional=True,
+               condition="settings.enable_search")
     fake = Tool("a.py", 1, "langchain", "calc", "python.langchain.decorator", is_mcp=False)
     excluded = (Exclusion("vendor/x.go", "vendored", "vendor/"),)
     with _store_tools(tmp_path, mcp, fake, excluded=excluded) as store:
@@ -91,7 +93,7 @@ def test_tools_table_keeps_every_column_and_the_view_drops_lookalikes(tmp_path: 
         reasons = con.execute("SELECT path, reason, detail FROM detector_exclusions").fetchall()
     assert row == ("src/s.py", 12, "python-fastmcp", True, "search", "wrapper:Registry.tool", "Search",
                    "true", "unset", "unset", "unset", "preset:RO", "python.python-fastmcp.decorator", "true",
-                   "Find", ">=2.3", "server", "default")
+                   "Find", ">=2.3", "server", "default", True, "settings.enable_search")
     assert on_wire == [("search", "Search")]
     assert reasons == [("vendor/x.go", "vendored", "vendor/")]
 
@@ -130,3 +132,30 @@ def test_catalogue_lists_every_sdk_once(tmp_path: Path) -> None:
     with Store(tmp_path / "a.duckdb"), Store(tmp_path / "a.duckdb") as again:
         rows = again.connection.execute("SELECT sdk, count(*) FROM sdk_catalog GROUP BY sdk").fetchall()
     assert sorted(rows) == sorted((key, 1) for key in SDKS)
+
+
+#: a census database from before conditional registrations: roles, but no ``conditional`` column
+BEFORE_CONDITIONS = """
+CREATE TABLE tools (repo VARCHAR NOT NULL, commit VARCHAR NOT NULL, path VARCHAR NOT NULL, line INTEGER NOT NULL,
+    sdk VARCHAR NOT NULL, is_mcp BOOLEAN NOT NULL, tool_name VARCHAR, via VARCHAR NOT NULL, title VARCHAR,
+    read_only_hint VARCHAR NOT NULL, destructive_hint VARCHAR NOT NULL, idempotent_hint VARCHAR NOT NULL,
+    open_world_hint VARCHAR NOT NULL, annotations_source VARCHAR NOT NULL, rule VARCHAR NOT NULL,
+    title_state VARCHAR NOT NULL, tool_title VARCHAR, sdk_version VARCHAR, role VARCHAR, role_rule VARCHAR);
+INSERT INTO tools VALUES ('o/old', 'c', 's.py', 3, 'python-mcp', true, 'old', 'direct', NULL, 'unset', 'unset',
+    'unset', 'unset', 'none', 'python.python-mcp.decorator', 'unset', NULL, NULL, 'server', 'default');
+"""
+
+
+def test_a_database_from_before_conditions_opens_and_gains_both_columns(tmp_path: Path) -> None:
+    """Its rows keep NULL (not collected); a tree scanned now says whether each tool is conditional."""
+    db = tmp_path / "t.duckdb"
+    with duckdb.connect(str(db)) as con:
+        con.execute(BEFORE_CONDITIONS)
+    guarded = Tool("s.py", 9, "python-mcp", "purge", "python.python-mcp.decorator", conditional=True,
+                   condition="args.admin")
+    scan = TreeScan(1, 0, 1, (), (), Detection((_tool("plain", "python-mcp"), guarded), (), 2))
+    with Store(db) as store:
+        store.record_scan("o/n", "1" * 40, fetched=FETCHED, source="github", scan=scan, terms=("x",), version="2")
+        rows = store.connection.execute("SELECT tool_name, conditional, condition FROM tools ORDER BY repo, line"
+                                        ).fetchall()
+    assert rows == [("plain", False, None), ("purge", True, "args.admin"), ("old", None, None)]

@@ -52,6 +52,8 @@ def test_parquet_dumps_equal_the_tables(database: Path, tmp_path: Path) -> None:
     tools = pl.read_parquet(tmp_path / "dump" / "tools.parquet")
     assert tools.height >= 1
     assert set(tools["sdk"]) == {"python-mcp"}
+    assert set(tools["conditional"]) == {False}  # registered unconditionally, so no condition
+    assert tools["condition"].null_count() == tools.height
 
 
 def test_csv_dumps_have_headers_and_every_row(database: Path, tmp_path: Path) -> None:

@@ -13,8 +13,9 @@ detectors in two phases over the kept files:
 Each language detector lives in its own module (``python``, ``typescript``, ``go``, ``rust``,
 ``jvm``, ``csharp``, ``php``, ``ruby``, ``swift``) and implements ``LanguageDetector``.
 Registrations are attributed to an SDK by imports and package manifests (``deps``), never
-by a variable's name. Files under vendored, docs or build folders, and type definitions,
-are left out and recorded as ``Exclusion`` rows when they mention MCP at all.
+by a variable's name; each found tool is marked conditional when it is registered only under a
+configuration condition (``conditions``). Files under vendored, docs or build folders, and type
+definitions, are left out and recorded as ``Exclusion`` rows when they mention MCP at all.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from dataclasses import dataclass, replace
 from typing import Protocol
 
 from pipeline.scan.count import TermCounter
-from pipeline.scan.detect import deps, evidence, literals, paths
+from pipeline.scan.detect import conditions, deps, evidence, literals, paths
 from pipeline.scan.detect.kept import (
     DETECTOR_WORD_SET,
     DETECTOR_WORDS,
@@ -109,6 +110,7 @@ class Detector:
         self._files: dict[str, list[SourceFile]] = defaultdict(list)
         self._shims: dict[str, list[SourceFile]] = defaultdict(list)
         self._exclusions: list[Exclusion] = []
+        self._conditions = conditions.Tree({})
         self._kept_bytes = 0
         self._sources = 0
         """whether (or how many) source files of a parsed language the tree holds."""
@@ -199,12 +201,13 @@ class Detector:
         (default: the path rules alone); then start afresh for the next tree."""
         tools: list[Tool] = []
         rules = roles if roles is not None else RoleRules()
+        self._conditions = conditions.Tree({file.path: file for group in self._files.values() for file in group})
         for language, files in sorted(self._files.items()):
             if language not in LANGUAGES:
                 continue  # read for literals only, by ``supplement``
             tools.extend(self._run(factory(language)(self.dependencies), files, self._shims.get(language, []), rules))
         tools = supplement(tools, self._files, (x.path for x in self._exclusions), dependencies=self.dependencies,
-                           roles=rules, place=lambda tool, file: placed(self._versioned(tool), file, rules))
+                           roles=rules, place=lambda t, file: placed(self._versioned(t), file, rules, self._conditions))
         parsed = sum(len(files) for language, files in self._files.items() if language in LANGUAGES)
         notes = (*evidence.sdk_notes(self.dependencies),
                  *evidence.usage_notes(f for group in self._files.values() for f in group),
@@ -231,7 +234,8 @@ class Detector:
             if not keep_trees:
                 file.forget_tree()
         for file in files:  # a detector may read another file's tree: kept trees stay to the end
-            yield from (placed(self._versioned(t), file, roles) for t in self._guarded(file, detector.detect))
+            yield from (placed(self._versioned(t), file, roles, self._conditions)
+                        for t in self._guarded(file, detector.detect))
             if not keep_trees:
                 file.forget_tree()
         if keep_trees:

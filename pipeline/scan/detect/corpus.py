@@ -15,6 +15,8 @@ table per expected exclusion::
     via = "direct"              # optional, default "direct"
     annotations_source = "inline"  # optional; compared when given
     role = "test"               # optional (server, example, test); compared when given
+    conditional = true          # optional, default false
+    condition = "!config.readOnly"  # optional, default none (the condition's text when conditional)
 
 A detected tool matches an expected one when every compared field agrees; precision and
 recall are counted per SDK over those matches. Used by the tests and by
@@ -72,7 +74,8 @@ def expected_rows(case: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]
 
 
 def _with_defaults(row: dict[str, Any]) -> dict[str, Any]:
-    full = {"tool_name": None, "is_mcp": True, "via": "direct", "title": None, **row}
+    full = {"tool_name": None, "is_mcp": True, "via": "direct", "title": None, "conditional": False,
+            "condition": None, **row}
     for hint in HINT_FIELDS:
         full.setdefault(hint, UNSET)
     return full
@@ -84,7 +87,7 @@ def as_row(tool: Tool) -> dict[str, Any]:
         "path": tool.path, "tool_name": tool.tool_name, "sdk": tool.sdk, "line": tool.line,
         "is_mcp": tool.is_mcp, "via": tool.via, "title": tool.annotations.title,
         "annotations_source": tool.annotations.source, "rule": tool.rule, "role": tool.role,
-        "role_rule": tool.role_rule,
+        "role_rule": tool.role_rule, "conditional": tool.conditional, "condition": tool.condition,
     }
     row.update({hint: getattr(tool.annotations, hint) for hint in HINT_FIELDS})
     return row

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
-from pipeline.scan.detect import deps, markers, paths
+from pipeline.scan.detect import conditions, deps, markers, paths
 from pipeline.scan.detect.model import Tool
 from pipeline.scan.detect.source import SourceFile, extension, language_of, literal_language
 from pipeline.scan.roles import RoleRules, rust_test_lines
@@ -37,8 +37,10 @@ DETECTOR_WORD_SET = frozenset(DETECTOR_WORDS)
 SHIMS: dict[str, Callable[[bytes], bool]] = {"typescript": markers.reexports_mcp_server}
 
 
-def placed(tool: Tool, file: SourceFile, roles: RoleRules) -> Tool:
-    """``tool`` with its role; a Rust tool inside ``#[cfg(test)]`` code is a test's."""
+def placed(tool: Tool, file: SourceFile, roles: RoleRules, tree: conditions.Tree | None = None) -> Tool:
+    """``tool``, found in ``file``, with its condition (read by ``tree``, the tree's files, when
+    given) and its role; a Rust tool inside ``#[cfg(test)]`` code is a test's."""
+    tool = tree.marked(tool, file) if tree is not None else tool
     test_lines: list[tuple[int, int]] = []
     if tool.path == file.path and file.path.endswith(".rs") and b"test" in file.lower:
         test_lines = file.kept("roles.rust-tests", lambda: rust_test_lines(file.tree.root_node))

@@ -119,6 +119,14 @@ class Tool:
     """where it lives: ``server`` (shipped), ``example`` or ``test`` (``pipeline.scan.roles``)."""
     role_rule: str = "default"
     """the rule of ``pipeline.scan.roles`` that decided ``role``."""
+    conditional: bool = False
+    """True when the registration sits in a branch on the server's configuration (an environment
+    variable, a command-line flag, a settings field, a toolset list, a read-only mode): a running
+    server may leave it out (``pipeline.scan.detect.conditions``)."""
+    condition: str | None = None
+    """that branch's condition as written, on one line, at most 120 characters (``else: x`` when
+    the tool is registered where ``x`` does not hold, ``x`` where ``!x`` does not); ``None`` when
+    not ``conditional``."""
 
     def __post_init__(self) -> None:
         """An annotations object we cannot read (``source`` ``dynamic``: ``annotations=TOOLS[name]``)

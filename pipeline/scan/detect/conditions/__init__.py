@@ -1,0 +1,94 @@
+"""Conditional registrations: a tool registered only when the server's configuration says so.
+
+In: a tree's kept files (``Tree``) and each detected ``Tool`` with the file it was found in. Out:
+the tool with ``conditional`` true and ``condition`` the condition's text when its registration
+sits in a branch (``if``, ``unless``, ternary, ``&&`` guard, switch arm) or after an early exit
+whose condition reads an environment variable, a command-line flag, a settings field, a toolset or
+enabled list, or a read-only / write mode; such a tool may legitimately be missing from a running
+server's ``tools/list``.
+
+``walk`` goes up the file's syntax tree from the tool's line (through callbacks; a named function
+or a declared tool object counts when every use of its name in the file is under such a condition,
+``uses``; a wrapper when every registration call in it is, ``wrappers``), ``branches`` reads each
+construct's condition and ``exits`` the early exits, ``reading`` says whether a condition reads
+configuration, ``grammar`` holds each language's node types and ``scopes`` what the walk knows of
+functions, declarations and classes. A plain ``if`` on anything else (``x === undefined``, a local
+value, ``__name__``), a ``try`` block or a loop is no condition: a tool wrongly called conditional is
+worse than a conditional one missed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import replace
+
+from pipeline.scan.detect.conditions.branches import Guard
+from pipeline.scan.detect.conditions.grammar import GRAMMARS, Grammar
+from pipeline.scan.detect.conditions.walk import FileConditions
+from pipeline.scan.detect.model import Tool
+from pipeline.scan.detect.source import SourceFile, language_of
+
+__all__ = ["Tree"]
+
+#: what reading a syntax tree we did not expect may raise (``Detector._guarded`` catches the same)
+_FAILURES = (RecursionError, ValueError, LookupError, TypeError, AttributeError, UnicodeError)
+
+
+class Tree:
+    """The kept files of one tree, by path: each tool's condition is read in the file it is placed
+    in, a wrapper's in the file that defines it (the tool's own, else the first other file of its
+    language that does)."""
+
+    def __init__(self, files: Mapping[str, SourceFile]) -> None:
+        self._files = files
+        self._wrappers: dict[tuple[str, str], Guard | None] = {}
+
+    def marked(self, tool: Tool, found_in: SourceFile) -> Tool:
+        """``tool`` (found in ``found_in``) with ``conditional`` and ``condition`` set; a tool in a
+        file of a language with no grammar here is left as it is."""
+        own = found_in if tool.path == found_in.path else self._files.get(tool.path)
+        language = language_of(own.path) if own is not None else None
+        if own is None or language not in GRAMMARS:
+            return tool
+        try:
+            guard = _conditions(own, GRAMMARS[language]).at_line(tool.line)
+            if guard is None and tool.via.startswith("wrapper:"):
+                guard = self._wrapper(tool.via.removeprefix("wrapper:"), own, language)
+        except _FAILURES:  # as Detector._guarded: a file we cannot read leaves the tool unconditional
+            return tool
+        return tool if guard is None else replace(tool, conditional=True, condition=guard.text)
+
+    def _wrapper(self, name: str, own: SourceFile, language: str) -> Guard | None:
+        short = name.replace("::", ".").rsplit(".", 1)[-1]
+        defined, guard = _conditions(own, GRAMMARS[language]).wrapper(short)
+        if defined:
+            return guard
+        key = (language, short)
+        if key not in self._wrappers:
+            self._wrappers[key] = None
+            needle, defines = short.encode(), _defining(short)
+            for file in self._files.values():
+                if file is own or needle not in file.data or language_of(file.path) != language \
+                        or not defines.search(file.data):
+                    continue
+                defined, guard = _conditions(file, GRAMMARS[language]).wrapper(short)
+                if defined:
+                    self._wrappers[key] = guard
+                    break
+        return self._wrappers[key]
+
+
+def _defining(name: str) -> re.Pattern[bytes]:
+    """What a file defining a function ``name`` holds, in any of the languages (looked for before
+    the file is parsed): ``def name``, ``function name``, ``func (r *R) name``, ``name = (...) =>``, a
+    method ``name(...) {``."""
+    word = re.escape(name.encode())
+    return re.compile(rb"\b(?:def|function|func|fun|fn)\s*(?:\([^)]*\)\s*)?\*?\s*" + word + rb"\b"
+                      rb"|\b" + word + rb"\s*(?::[^=\n]*)?=\s*(?:async\s*)?(?:\(|function\b|lambda\b|func\b|\w+\s*=>)"
+                      rb"|^[ \t]*(?:(?:public|private|protected|static|async|override)\s+)*" + word
+                      + rb"\s*(?:<[^>\n]*>)?\([^)\n]*\)[^{\n]*\{", re.MULTILINE)
+
+
+def _conditions(file: SourceFile, grammar: Grammar) -> FileConditions:
+    return file.kept("conditions", lambda: FileConditions(file.data, file.tree.root_node, grammar))
