@@ -51,7 +51,8 @@ paired AS (
     LEFT JOIN runtime_built_from b ON b.server = c.server
 ),
 source AS (
-    SELECT p.server, t.tool_name, any_value(t.sdk) AS sdk, count(*) AS definitions, false AS conditional
+    SELECT p.server, t.tool_name, any_value(t.sdk) AS sdk, count(*) AS definitions,
+           bool_and(coalesce(t.conditional, false)) AS conditional
     FROM paired p JOIN tools t ON t.repo = p.repo AND t.commit = p.commit
     WHERE p.status = 'ok' AND t.is_mcp AND t.role = 'server'
       AND (p.subfolder IS NULL OR t.path = p.subfolder OR starts_with(t.path, p.subfolder || '/'))

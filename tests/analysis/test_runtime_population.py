@@ -207,3 +207,16 @@ def test_a_server_that_listed_no_tool_is_no_oracle(db: Path, tmp_path: Path) -> 
     assert dict(frame.select("server", "sent").iter_rows()) == {"io.github.acme/multi": 3, "io.github.acme/py": 0}
     total = source_vs_wire.detector_accuracy(frame).row(0, named=True)
     assert (total["servers"], total["matched"], total["source_only"]) == (1, 2, 1)  # acme/py left out
+
+
+def test_a_name_found_only_under_a_condition_is_set_aside(db: Path, tmp_path: Path) -> None:
+    copy = tmp_path / "c.duckdb"
+    shutil.copy(db, copy)
+    with duckdb.connect(str(copy)) as writable:
+        writable.execute("UPDATE tools SET conditional = true, condition = 'process.env.ACME_WRITE' "
+                         "WHERE tool_name = 'old-tool'")
+        frame = source_vs_wire.detector_vs_runtime(writable, "runtime")
+        causes = dict(source_vs_wire.runtime_disagreements(writable, "runtime").select("tool_name", "cause").rows())
+    assert causes["old-tool"] == source_vs_wire.CONDITIONAL
+    multi = frame.filter(pl.col("server") == "io.github.acme/multi").row(0, named=True)
+    assert (multi["source_only"], multi["conditional"], multi["precision"]) == (1, 1, 1.0)  # set aside, counted
