@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from pipeline.analysis.population import SEED_000_TOOLS
+from pipeline.analysis.source_vs_wire import MATCHED_RULES
 from pipeline.report.tables import NO_VALUE, cell_text, markdown_table
 
 if TYPE_CHECKING:
@@ -145,9 +146,23 @@ def _disagreements(data: PopulationData) -> str:
     return "\n\n".join([
         "### Every disagreement, with its likely cause",
         markdown_table(causes),
+        *_version_matched(data),
         f"Each tool name on one side only{more}:",
         markdown_table(listed),
     ])
+
+
+def _version_matched(data: PopulationData) -> list[str]:
+    """Every disagreement of the servers compared version for version (``exact-tag``, ``metadata``)."""
+    detector = data.runtime_detector
+    if "rule" not in detector.columns or "detail" not in data.runtime_disagreements.columns:
+        return []
+    servers = detector.filter(pl.col("rule").is_in(MATCHED_RULES))["server"]
+    rows = data.runtime_disagreements.filter(pl.col("server").is_in(servers.implode()))
+    if not servers.len():
+        return []
+    return [f"At the commit each package was built from ({servers.len()} servers whose commit a tag or the "
+            f"package's metadata names), every disagreement ({rows.height}):", markdown_table(rows)]
 
 
 def _short(column: str, limit: int = 240) -> pl.Expr:

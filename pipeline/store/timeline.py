@@ -62,7 +62,8 @@ CREATE TABLE IF NOT EXISTS timeline_tools (
     title VARCHAR, read_only_hint VARCHAR NOT NULL, destructive_hint VARCHAR NOT NULL,
     idempotent_hint VARCHAR NOT NULL, open_world_hint VARCHAR NOT NULL,
     annotations_source VARCHAR NOT NULL, rule VARCHAR NOT NULL, title_state VARCHAR NOT NULL,
-    tool_title VARCHAR, sdk_version VARCHAR, role VARCHAR, role_rule VARCHAR
+    tool_title VARCHAR, sdk_version VARCHAR, role VARCHAR, role_rule VARCHAR, conditional BOOLEAN,
+    condition VARCHAR
 );
 """
 #: the tables of one scan's rows, keyed by (repo, commit)
@@ -123,6 +124,8 @@ class PeriodRow:
 def install(con: duckdb.DuckDBPyConnection) -> None:
     """Create the tables when missing."""
     con.execute(SCHEMA)
+    for column in ("conditional BOOLEAN", "condition VARCHAR"):  # a timeline stored before them
+        con.execute(f"ALTER TABLE timeline_tools ADD COLUMN IF NOT EXISTS {column}")
 
 
 def stored_scan(con: duckdb.DuckDBPyConnection, repo: str, tree: str, key: ScanKey) -> str | None:

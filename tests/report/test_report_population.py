@@ -167,3 +167,16 @@ def test_the_committed_registry_report_is_what_the_code_makes_of_its_data(tmp_pa
     assert "Its hand audit (`audit/`: 40 repositories drawn at random" in text
     assert "/tmp/" not in text
     assert "/work/" not in text
+
+
+def test_the_committed_built_from_report_is_what_the_code_makes_of_its_data(tmp_path: Path) -> None:
+    committed = COMMITTED.parent / "built-from-2026-12"
+    copy = tmp_path / "built"
+    shutil.copytree(committed / "data", copy / "data")
+    report.rebuild(copy)
+    assert (copy / "README.md").read_bytes() == (committed / "README.md").read_bytes()
+    text = (committed / "README.md").read_text(encoding="utf-8")
+    assert "At the commit each package was built from (" in text  # every version-matched disagreement listed
+    assert "| exact-tag |" in text
+    assert "/tmp/" not in text
+    assert "/work/" not in text
