@@ -25,12 +25,14 @@ class Emitter:
              name: str | None = None) -> Iterator[Tool]:
         """One row per definition of ``found`` not given before (a definition two forms read is one
         row); ``via`` says how it was reached, ``name`` overrides the name it was read with."""
+        named: dict[tuple[str, int, str], set[str | None]] = {}  # this call's sites: a loop's several names
         for where, info in found:
             at = line_node(where.node)
             key = (where.file.path, at.start_byte, sdk)
-            if key in self._seen:
+            if key in self._seen and (key not in named or info.name in named[key] or None in named[key]):
                 continue
             self._seen.add(key)
+            named.setdefault(key, set()).add(info.name)
             kind = via or (f"preset:{info.preset}" if info.preset else "direct")
             yield Tool(where.file.path, at.start_point[0] + 1, sdk, name or info.name,
                        f"typescript.{sdk}.{form}", info.annotations, kind, info.title,

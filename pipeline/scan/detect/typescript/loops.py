@@ -18,6 +18,7 @@ from pipeline.scan.detect.typescript.forms import Found, Reader
 from pipeline.scan.detect.typescript.functions import binds, declared_before, member_keys, params
 from pipeline.scan.detect.typescript.lists import tool_objects
 from pipeline.scan.detect.typescript.resolver import Resolver, bind
+from pipeline.scan.detect.typescript.templates import each_templated, template_names
 from pipeline.scan.detect.typescript.values import Env, Node, Ref, arguments, unwrap
 
 if TYPE_CHECKING:
@@ -38,7 +39,8 @@ def loop_list(call: Ref) -> tuple[Ref, Ref] | None:
     pattern that binds it), and the list it iterates."""
     args = arguments(call.node)
     variable = _base(call.at(args[0])) if args else None
-    variables = {variable} if variable else _name_sources(call.at(args[0])) if args else set()
+    variables = {variable} if variable else \
+        _name_sources(call.at(args[0])) | template_names(call.at(args[0])) if args else set()
     names = {*variables, *(derived for name in variables for derived in _derived_from(call, name))}
     node = call.node.parent
     while names and node is not None:
@@ -134,6 +136,8 @@ def expand_loop(res: Resolver, call: Ref, read: Reader, shaped: Shaped | None = 
     if loop is None:
         return [], False
     pattern, listed = loop
+    if templated := each_templated(res, call, read, pattern, listed):  # `create_${entity}` over ["project", ...]
+        return templated, False
     if pattern.node.type == "array_pattern":  # for (const [name, tool] of Object.entries(TOOLS))
         return _each_entry(res, call, read, pattern, _entries(res, listed)), False
     made = _made(res, listed)
