@@ -11,7 +11,8 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any, NoReturn
 
 from pipeline.errors import CensusError, ManifestError, StoreLockedError
@@ -33,6 +34,22 @@ def fail(settings: Settings, message: str, code: int) -> NoReturn:
     """Print ``census: error: MESSAGE`` on stderr, the token redacted, and exit with ``code``."""
     print(settings.redact(f"census: error: {message}"), file=sys.stderr, flush=True)
     sys.exit(code)
+
+
+@contextmanager
+def exit_codes(settings: Settings, prefix: str = "") -> Iterator[None]:
+    """A census error inside becomes its exit code: a bad manifest 2, a database in use 1 (with
+    the tip), any other 1 (``prefix`` starts its message), an interrupt 130 keeping what was stored."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        fail(settings, "interrupted; what was stored so far is kept", EXIT_INTERRUPTED)
+    except ManifestError as exc:
+        fail(settings, str(exc), EXIT_USAGE)
+    except StoreLockedError as exc:
+        fail(settings, f"{exc}\n{LOCKED_TIP}", EXIT_FAILED)
+    except CensusError as exc:
+        fail(settings, f"{prefix}{exc}", EXIT_FAILED)
 
 
 def count(args: argparse.Namespace) -> None:

@@ -37,8 +37,8 @@ from pipeline.cli import (
     timeline as cli_timeline,
 )
 from pipeline.cli.args import EnvError, help_formatter
-from pipeline.cli.commands import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, LOCKED_TIP, UsageError, fail
-from pipeline.errors import CensusError, ManifestError, StoreLockedError
+from pipeline.cli.commands import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, UsageError, exit_codes, fail
+from pipeline.errors import CensusError
 from pipeline.settings import Settings
 
 DESCRIPTION = ("Reproducible counts of MCP tool annotations in public repositories. "
@@ -115,16 +115,8 @@ def _stage(args: argparse.Namespace) -> None:
     settings = Settings.from_env(db_path=args.db_path, cache_dir=args.cache_dir, api_url=args.api_url,
                                  graphql_url=args.graphql_url, server_url=args.server_url,
                                  mirrors_dir=args.mirrors_dir, offline=args.offline)
-    try:
+    with exit_codes(settings):
         skipped = _run_stage(args, settings)
-    except ManifestError as exc:
-        fail(settings, str(exc), EXIT_USAGE)
-    except StoreLockedError as exc:
-        fail(settings, f"{exc}\n{LOCKED_TIP}", EXIT_FAILED)
-    except CensusError as exc:
-        fail(settings, str(exc), EXIT_FAILED)
-    except KeyboardInterrupt:
-        fail(settings, "interrupted; what was stored so far is kept", EXIT_INTERRUPTED)
     if skipped and args.strict:
         fail(settings, f"{skipped} repositories skipped (--strict)", EXIT_FAILED)
 

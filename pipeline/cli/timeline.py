@@ -12,8 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.cli.args import env_option, existing_dir, positive_int
-from pipeline.cli.commands import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, LOCKED_TIP, UsageError, fail
-from pipeline.errors import CensusError, ManifestError, StoreLockedError
+from pipeline.cli.commands import EXIT_FAILED, UsageError, exit_codes, fail
 from pipeline.settings import DEFAULT_DB, DEFAULT_JOBS, ENV, Settings
 
 #: the first period when none is given: the month MCP was published (November 2024)
@@ -62,16 +61,8 @@ def run(args: argparse.Namespace) -> None:
     except ValueError as exc:
         option = "--until" if str(exc).startswith("--until") else "--since"
         raise UsageError(str(exc).split(": ", 1)[-1], option) from exc
-    try:
+    with exit_codes(settings, "timeline: "):
         outcomes = _timeline(args, settings)
-    except ManifestError as exc:
-        fail(settings, str(exc), EXIT_USAGE)
-    except StoreLockedError as exc:
-        fail(settings, f"{exc}\n{LOCKED_TIP}", EXIT_FAILED)
-    except CensusError as exc:
-        fail(settings, f"timeline: {exc}", EXIT_FAILED)
-    except KeyboardInterrupt:
-        fail(settings, "interrupted; what was stored so far is kept", EXIT_INTERRUPTED)
     troubled = sum(o.status == "skipped" or o.skipped > 0 for o in outcomes)
     if troubled and args.strict:
         fail(settings, f"{troubled} repositories not read whole (--strict)", EXIT_FAILED)
