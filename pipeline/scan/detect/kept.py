@@ -20,8 +20,9 @@ MAX_KEPT_BYTES = 128 << 20
 #: a source file is kept for the detectors only if it contains one of these (lower-cased):
 #: every registration names a tool; constants and presets name a hint or annotations; the
 #: module that builds the server (``mcp = FastMCP(...)``) names MCP; a client's imports name
-#: the SDK's package (``evidence``)
-KEEP_WORDS = ("tool", "mcp", "hint", "annotation", "modelcontextprotocol")
+#: the SDK's package (``evidence``); a tool object exported by a module of its own names its
+#: ``inputSchema`` and may name nothing else (``export const pingSchema = { name: "ping", ... }``)
+KEEP_WORDS = ("tool", "mcp", "hint", "annotation", "modelcontextprotocol", "inputschema")
 #: a left-out file is worth recording only if it names one of these (see ``paths.relevant``)
 RELEVANT_WORDS = (*paths.ANCHORS, *paths.MARKER_WORDS)
 #: a file that names none of these is neither kept nor recorded: the scan looks for them
