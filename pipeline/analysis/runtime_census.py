@@ -87,13 +87,16 @@ def answer_rates(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
 
 
 def draw_summary(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
-    """The stored sample's seed, size and source (no rows when the census was not a sample)."""
+    """The stored sample's seed, size and source (no rows when the census was not a sample); a
+    local source by its name only, so that no path of the machine it ran on is kept."""
     ensure_readable(con)
     summary: pl.DataFrame = con.sql("""
         SELECT any_value(source) AS source, any_value(seed) AS seed, any_value(offered) AS offered,
                any_value(wanted) AS wanted, count(*) AS drawn, count(*) FILTER (WHERE resolved) AS resolved
         FROM runtime_draws HAVING count(*) > 0""").pl()
-    return summary
+    local = ~pl.col("source").str.contains(r"^[a-z][a-z0-9+.-]*://")
+    name = pl.col("source").str.strip_chars_end("/").str.replace(r"^.*/", "")
+    return summary.with_columns(pl.when(local).then(name).otherwise(pl.col("source")).alias("source"))
 
 
 def unresolved(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:

@@ -15,6 +15,9 @@ from test_report_population import _locked, _png_size
 from pipeline.report import census as report
 
 REPORTS = Path(__file__).resolve().parents[2] / "reports"
+#: an absolute path of the folders a census runs in here (a temporary folder, root's home, the
+#: workspace), which a committed report must not name; registry entries' own example paths may stay
+MACHINE_PATH = r"(^|[\s'\"(])/(tmp|root|work)/"
 RUNTIME = sorted(p.parent.parent for p in REPORTS.glob("*/data/report.json")
                  if json.loads(p.read_text(encoding="utf-8")).get("layout") == "runtime")
 
@@ -41,3 +44,12 @@ def test_a_committed_runtime_report_is_what_the_code_makes_of_its_data(committed
     funnel = dict(pl.read_parquet(committed / "data" / "cause_funnel.parquet").select("cause", "packages").iter_rows())
     assert f"**{funnel['answered']} answered**" in text
     assert sum(funnel.values()) == pl.read_parquet(committed / "data" / "captures.parquet").height
+
+
+def test_no_committed_report_keeps_a_path_of_the_machine_it_ran_on() -> None:
+    leaked = []
+    for path in REPORTS.glob("*/data/*.parquet"):
+        frame = pl.read_parquet(path)
+        leaked += [(path.relative_to(REPORTS).as_posix(), column) for column, kind in frame.schema.items()
+                   if kind == pl.String and frame[column].str.contains(MACHINE_PATH).any()]
+    assert leaked == []
