@@ -188,13 +188,19 @@ def create_tool(res: Resolver, call: Ref) -> Found:
 def built_at_run_time(res: Resolver, value: Ref) -> bool:
     """Whether a ``tools`` value is made when the handler runs (``await api.list()``,
     ``Promise.all(items.map(...))``, ``registry.values().map(...)``, or a local holding one:
-    ``const tools = await answer.json(); return { tools }``): a call or an ``await``, not a list;
+    ``const tools = await answer.json(); return { tools }``, ``const { tools } = await
+    upstream.listTools()``: a proxy's): a call or an ``await``, not a list;
     or a field of the class that code assigns something other than a list literal to
     (``tools: this._tools`` with ``this._tools = initInfo.tools``)."""
     made = ("await_expression", "call_expression")
     if any(unwrap(ref.node).type in made for ref in (value, res.resolve(value)[0])):
         return True
-    node = unwrap(value.node)  # a field the class fills later: this.tools = answer.tools
+    node = unwrap(value.node)
+    if node.type in ("identifier", "shorthand_property_identifier"):  # const { tools } = await upstream.listTools()
+        name = re.escape(value.file.text(node).encode())
+        destructured = rb"\b(?:const|let|var)\s*\{[^{}]*\b%s\b[^{}]*\}\s*=\s*(?:await\b|[\w$.]+\s*\()" % name
+        return re.search(destructured, value.file.data) is not None
+    # a field the class fills later: this.tools = answer.tools
     prop = node.child_by_field_name("property") if node.type == "member_expression" else None
     base = node.child_by_field_name("object") if node.type == "member_expression" else None
     if prop is None or base is None or base.type != "this":
