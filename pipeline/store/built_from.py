@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from datetime import UTC, datetime
 
 import duckdb
 
 from pipeline.runtime.built_from import BuiltFrom, Release
 from pipeline.store.runtime import ensure_readable
+from pipeline.store.timestamps import naive_utc
 
 #: ``owner/name`` as a package's metadata gives a GitHub repository (``package_metadata.github_repo``)
 REPO = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]*/[A-Za-z0-9._-]+$")
@@ -40,15 +40,10 @@ def save(con: duckdb.DuckDBPyConnection, rows: Iterable[BuiltFrom]) -> int:
     """Store ``rows``, each replacing the server's row from before; how many."""
     ensure_readable(con)
     values = [(r.release.server, r.release.registry, r.release.package, r.release.version,
-               _naive(r.release.released_at_utc), r.release.repo, r.release.subfolder, r.rule, r.ref, r.commit,
-               _naive(r.committed_at_utc), r.days_apart, r.reason) for r in rows]
+               naive_utc(r.release.released_at_utc), r.release.repo, r.release.subfolder, r.rule, r.ref, r.commit,
+               naive_utc(r.committed_at_utc), r.days_apart, r.reason) for r in rows]
     if values:
         con.executemany("INSERT OR REPLACE INTO runtime_built_from VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                         values)
     return len(values)
 
-
-def _naive(moment: datetime | None) -> datetime | None:
-    if isinstance(moment, datetime) and moment.tzinfo is not None:
-        return moment.astimezone(UTC).replace(tzinfo=None)
-    return moment

@@ -21,6 +21,7 @@ from pipeline.scan.detect import Detection
 from pipeline.scan.detect.model import HINT_FIELDS, Tool
 from pipeline.scan.tree import TreeScan
 from pipeline.store import schema
+from pipeline.store.timestamps import naive_utc
 
 SAME = "repo = ? AND commit IS NOT DISTINCT FROM ?"
 
@@ -92,7 +93,7 @@ class Store:
             self._con.execute(
                 "INSERT INTO snapshots (repo, commit, archive_sha256, archive_size_bytes, fetched_at_utc,"
                 " status, archive_root, source) VALUES (?, ?, ?, ?, ?, 'fetched', ?, ?)",
-                [repo, commit, fetched.sha256, fetched.size_bytes, _naive(fetched.fetched_at_utc),
+                [repo, commit, fetched.sha256, fetched.size_bytes, naive_utc(fetched.fetched_at_utc),
                  fetched.root, source],
             )
 
@@ -128,9 +129,9 @@ class Store:
             self._con.execute(
                 "INSERT INTO snapshots VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'scanned', NULL, NULL, ?, ?, ?, ?, ?)",
                 [repo, commit, fetched.sha256, fetched.size_bytes, scan.regular_files,
-                 scan.skipped_members, scan.content_bytes, _naive(fetched.fetched_at_utc),
-                 _naive(datetime.now(UTC)), version, fetched.root, source, list(terms), list(server_paths),
-                 _naive(fetched.committed_at_utc) if fetched.committed_at_utc is not None else None],
+                 scan.skipped_members, scan.content_bytes, naive_utc(fetched.fetched_at_utc),
+                 naive_utc(datetime.now(UTC)), version, fetched.root, source, list(terms), list(server_paths),
+                 naive_utc(fetched.committed_at_utc)],
             )
             self._con.execute(
                 "INSERT INTO term_counts SELECT ?, ?, unnest(?::VARCHAR[]), unnest(?::VARCHAR[]),"
@@ -204,7 +205,3 @@ def tool_columns(tool: Tool) -> list[Any]:
 def _columns(rows: Sequence[tuple[Any, ...]], width: int) -> list[list[Any]]:
     return [list(column) for column in zip(*rows, strict=True)] if rows else [[] for _ in range(width)]
 
-
-def _naive(moment: datetime) -> datetime:
-    """UTC as a naive timestamp (the ``_utc`` suffix of the column says the zone)."""
-    return moment.astimezone(UTC).replace(tzinfo=None)

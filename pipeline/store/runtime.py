@@ -23,12 +23,13 @@ Environment variables and headers given to a server are never written (``pipelin
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 
 import duckdb
 
 from pipeline.runtime.ingest import OK, Capture
 from pipeline.scan.detect.model import HINT_FIELDS
+from pipeline.store.timestamps import naive_utc
 
 #: each runtime table's columns
 TABLES = {
@@ -157,10 +158,10 @@ def _replace(con: duckdb.DuckDBPyConnection, capture: Capture, package: PackageR
         return False
     for table in ("runtime_captures", "runtime_tools"):
         con.execute(f"DELETE FROM {table} WHERE server = ?", [capture.server])
-    when = _naive(capture.captured_at_utc)
+    when = naive_utc(capture.captured_at_utc)
     installed = [None] * 11 if package is None else [
         package.registry, package.name, package.requested, package.version,
-        None if package.released_at_utc is None else _naive(package.released_at_utc), package.repository,
+        naive_utc(package.released_at_utc), package.repository,
         package.install_log, list(package.stand_ins), package.cause, package.cause_line, package.sdk]
     con.execute(f"INSERT INTO runtime_captures ({', '.join(CAPTURE_COLUMNS)}) "
                 f"VALUES ({', '.join('?' * len(CAPTURE_COLUMNS))})",
@@ -233,10 +234,6 @@ def forget_server(con: duckdb.DuckDBPyConnection, server: str) -> None:
     for table in ("runtime_captures", "runtime_tools", "runtime_servers"):
         con.execute(f"DELETE FROM {table} WHERE server = ?", [server])
 
-
-def _naive(moment: datetime) -> datetime:
-    """UTC as a naive timestamp (the ``_utc`` suffix of the column says the zone)."""
-    return moment.astimezone(UTC).replace(tzinfo=None)
 
 
 def record_draw(con: duckdb.DuckDBPyConnection, rows: list[tuple[str, int, bool]], *, seed: int, wanted: int,
