@@ -48,7 +48,7 @@ DISAGREEMENTS = (DETECTOR_MISS, DETECTOR_EXTRA, CONDITIONAL, GENERATED, NOT_MATC
 _MATCHED = "p.rule IN ({})".format(", ".join(f"'{rule}'" for rule in MATCHED_RULES))
 _CAUSES = f"""
         CASE WHEN NOT coalesce(p.same_repository, true) THEN '{OTHER_REPOSITORY}'
-             WHEN NOT EXISTS (SELECT 1 FROM received r WHERE r.server = x.server) THEN '{NOT_SENT}'
+             WHEN coalesce(n.sent, 0) = 0 THEN '{NOT_SENT}'
              WHEN x.at_runtime AND EXISTS (SELECT 1 FROM source s WHERE s.server = x.server AND s.tool_name IS NULL)
                  THEN '{GENERATED}'
              WHEN NOT x.at_runtime AND x.conditional THEN '{CONDITIONAL}'
@@ -60,7 +60,7 @@ _CAUSES = f"""
              WHEN p.released_minus_commit_days < 0 OR p.released_minus_commit_days > {NEAR_DAYS} THEN '{NOT_MATCHED}'
              ELSE '{NOT_SENT}' END"""
 _DETAIL = f"""
-        CASE WHEN NOT EXISTS (SELECT 1 FROM received r WHERE r.server = p.server)
+        CASE WHEN coalesce(n.sent, 0) = 0
                  THEN 'the server listed no tool'
              WHEN coalesce({_MATCHED}, false) THEN p.rule
              WHEN p.released_minus_commit_days IS NULL THEN 'release or commit date unknown'
@@ -70,9 +70,12 @@ _DETAIL = f"""
                   || ' days before the scanned commit'
              ELSE 'package released the day of the scanned commit' END"""
 _EACH = f"""
+sending AS (
+    SELECT server, count(*) AS sent FROM received GROUP BY server
+),
 names AS (
     SELECT x.*, {_CAUSES} AS cause, {_DETAIL} AS detail
-    FROM sides x JOIN paired p ON p.server = x.server
+    FROM sides x JOIN paired p ON p.server = x.server LEFT JOIN sending n ON n.server = x.server
     WHERE NOT (x.in_source AND x.at_runtime)
 )"""
 
@@ -90,7 +93,7 @@ def detector_vs_runtime(con: duckdb.DuckDBPyConnection, manifest: str | None = N
                (SELECT mode(sdk) FROM source s WHERE s.server = p.server) AS sdk,
                (SELECT mode(c.language) FROM source s JOIN sdk_catalog c ON c.sdk = s.sdk WHERE s.server = p.server)
                    AS language,
-               (SELECT count(*) FROM received r WHERE r.server = p.server) AS sent,
+               coalesce((SELECT sent FROM sending n WHERE n.server = p.server), 0) AS sent,
                count(*) FILTER (WHERE x.in_source AND x.at_runtime) AS matched,
                count(*) FILTER (WHERE x.at_runtime AND NOT x.in_source) AS runtime_only,
                count(*) FILTER (WHERE x.in_source AND NOT x.at_runtime) AS source_only,
