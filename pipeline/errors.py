@@ -15,6 +15,8 @@ The CLI turns these into exit codes in one place (``pipeline.cli.main``)::
     │   └── ArchiveError       the archive is not a valid gzip/tar stream, or is corrupt
     │       └── ArchiveLimitError   over a limit (bytes, members): final, never retried
     ├── SettingsError          an environment variable that cannot be used     (exit 1)
+    ├── KnowledgeError         a file of the effects knowledge cannot be read (exit 1)
+    ├── CheckPathError         census check: the path cannot be read          (exit 1)
     └── StoreError             the DuckDB database cannot be opened or written  (exit 1)
         └── StoreLockedError   another census process holds the database
 
@@ -75,6 +77,14 @@ class ArchiveLimitError(ArchiveError):
 
 class SettingsError(CensusError):
     """A setting taken from the environment that is not usable (e.g. a limit that is not a number)."""
+
+
+class KnowledgeError(CensusError):
+    """A file of the effects analysis's knowledge (``pipeline/scan/effects/knowledge``) is unreadable."""
+
+
+class CheckPathError(CensusError):
+    """``census check``: the path given is not a folder or archive that can be read."""
 
 
 class StoreError(CensusError):

@@ -250,3 +250,4 @@ def ingest_arguments(parser: argparse.ArgumentParser) -> None:
 def _db_option(parser: argparse.ArgumentParser) -> None:
     env_option(parser, "--db", ENV["db_path"], default=DEFAULT_DB, type=Path, dest="db_path", metavar="PATH",
                help="DuckDB database file")
+

@@ -239,3 +239,4 @@ def _capture_line(capture: Any, written: bool) -> str:
     pages = len(capture.pages)
     return (f"{capture.server}: {len(capture.tools)} tools ({annotated} annotated) in "
             f"{pages} page{'' if pages == 1 else 's'}{note}")
+

@@ -22,6 +22,9 @@ from pipeline.cli import (
     args as cli_args,
 )
 from pipeline.cli import (
+    check as cli_check,
+)
+from pipeline.cli import (
     commands as cli_commands,
 )
 from pipeline.cli import (
@@ -202,6 +205,7 @@ COMMANDS: dict[str, tuple[Handler, Callable[[argparse.ArgumentParser], None]]] =
     "fetch": (_stage, cli_args.stage_arguments),
     "scan": (_stage, cli_args.scan_arguments),
     "count": (cli_commands.count, cli_args.count_arguments),
+    "check": (cli_check.run, cli_check.arguments),
     "discover": (cli_discover.discover, cli_args.discover_arguments),
     "audit": (cli_commands.audit, cli_args.audit_arguments),
     "history": (cli_history.run, cli_history.arguments),

@@ -23,7 +23,7 @@ from __future__ import annotations
 import importlib
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Protocol
 
 from pipeline.scan.count import TermCounter
@@ -39,10 +39,13 @@ from pipeline.scan.detect.kept import (
     kind_of,
     placed,
 )
+from pipeline.scan.detect.model import Detection as Detection
 from pipeline.scan.detect.model import Exclusion, Tool
 from pipeline.scan.detect.sdks import SDKS
 from pipeline.scan.detect.source import SourceFile, language_of
 from pipeline.scan.detect.supplement import supplement
+from pipeline.scan.effects.model import ToolEffects
+from pipeline.scan.effects.shelf import Shelf, keeps
 from pipeline.scan.roles import RoleRules
 
 #: below this much kept source, syntax trees stay in memory between the two phases
@@ -83,26 +86,13 @@ def factory(language: str) -> DetectorFactory:
     return made
 
 
-@dataclass(frozen=True)
-class Detection:
-    """What the detector found in one tree."""
-
-    tools: tuple[Tool, ...]
-    """every tool definition, look-alikes included (``is_mcp`` false)."""
-    exclusions: tuple[Exclusion, ...]
-    """files left out on purpose, with the reason."""
-    files_parsed: int
-    """source files handed to a language detector."""
-    notes: tuple[tuple[str, str, str], ...] = ()
-    """(path, kind, detail): evidence of what the tree is when it defines no tool (``evidence``:
-    the MCP SDKs its manifests declare, files using MCP as a client or serving only prompts)."""
-
-
 class Detector:
-    """Collects one tree's relevant files during the scan pass, then detects its tools."""
+    """Collects one tree's relevant files during the scan pass, then detects its tools; with
+    ``effects``, it keeps the source and reads each tool's handler (``pipeline.scan.effects``)."""
 
-    def __init__(self) -> None:
+    def __init__(self, effects: bool = False) -> None:
         self._finder: TermCounter | None = None
+        self.effects = effects
         self._reset()
 
     def _reset(self) -> None:
@@ -115,6 +105,7 @@ class Detector:
         self._sources = 0
         """whether (or how many) source files of a parsed language the tree holds."""
         self._last: tuple[str, tuple[str, str] | None] = ("", None)
+        self._shelf = Shelf()
 
     def wants(self, path: str, size_bytes: int) -> bool:
         """Whether the scan should hand this member's bytes to ``add``.
@@ -123,6 +114,8 @@ class Detector:
         """
         kind = self._kind(path)
         self._sources += kind is not None and kind[0] == "source"
+        if self.effects and kind is not None and kind[0] == "source" and keeps(path, size_bytes):
+            return True
         if kind is not None and size_bytes > MAX_FILE_BYTES:
             if kind[0] == "source":
                 self._exclusions.append(Exclusion(path, "too-large", f"{size_bytes} bytes > {MAX_FILE_BYTES}"))
@@ -130,17 +123,17 @@ class Detector:
         return kind is not None
 
     def always_reads(self, path: str) -> bool:
-        """Whether ``add`` reads this file whatever words it holds (a package manifest)."""
-        return deps.is_manifest(path)
+        """Whether ``add`` reads this file whatever it holds (a manifest; a source file, with ``effects``)."""
+        return deps.is_manifest(path) or (self.effects and keeps(path, 0))
 
     def manifests(self, names: Iterable[bytes]) -> list[int]:
-        """The positions in ``names`` (raw tar member names) of the files ``always_reads``; the
-        scan hands every run's names here, so the tree's source files are noticed too."""
+        """The positions in ``names`` (raw tar member names) of the files ``always_reads``: every run's names."""
         names = list(names)
         if not self._sources:
             self._sources = any((kind := kind_of(n.decode("utf-8", "replace"))) is not None and kind[0] == "source"
                                 for n in names)
-        return deps.manifest_positions(names)
+        kept = {i for i, n in enumerate(names) if self.effects and keeps(n.decode("utf-8", "replace"), 0)}
+        return sorted(kept.union(deps.manifest_positions(names)))
 
     def prefilter_words(self) -> tuple[str, ...]:
         """Lower-case words the scan looks for in each wanted file and reports to ``add``: a file
@@ -156,6 +149,8 @@ class Detector:
         if found is None:
             return
         kind, detail = found
+        if self.effects and kind == "source":
+            self._shelf.add(path, data)
         if kind == "manifest":
             self.dependencies.add(deps.parse(path, data))
             return
@@ -212,9 +207,14 @@ class Detector:
         notes = (*evidence.sdk_notes(self.dependencies),
                  *evidence.usage_notes(f for group in self._files.values() for f in group),
                  *evidence.no_source_note(self._sources))
-        found = Detection(tuple(tools), tuple(self._exclusions), parsed, notes)
+        effects: tuple[ToolEffects, ...] = self._effects_of(tools) if self.effects else ()
+        found = Detection(tuple(tools), tuple(self._exclusions), parsed, notes, effects)
         self._reset()
         return found
+
+    def _effects_of(self, tools: list[Tool]) -> tuple[ToolEffects, ...]:
+        from pipeline.scan.effects.analysis import analyse  # imports this package: not at the top
+        return analyse(tools, self._shelf)
 
     def _run(self, detector: LanguageDetector, files: list[SourceFile], shims: list[SourceFile],
              roles: RoleRules) -> Iterator[Tool]:

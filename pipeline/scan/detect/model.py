@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
+from pipeline.scan.effects.model import ToolEffects
+
 TRUE, FALSE, UNSET, DYNAMIC = "true", "false", "unset", "dynamic"
 HINT_VALUES = (TRUE, FALSE, UNSET, DYNAMIC)
 
@@ -169,3 +171,20 @@ def substitute(template: Annotations, arguments: list[str]) -> Annotations:
 def _literal_bool(text: str) -> str:
     value = text.strip().removeprefix("Some(").removesuffix(")")
     return {"true": TRUE, "false": FALSE, "None": UNSET}.get(value, DYNAMIC)
+
+
+@dataclass(frozen=True)
+class Detection:
+    """What the detector found in one tree."""
+
+    tools: tuple[Tool, ...]
+    """every tool definition, look-alikes included (``is_mcp`` false)."""
+    exclusions: tuple[Exclusion, ...]
+    """files left out on purpose, with the reason."""
+    files_parsed: int
+    """source files handed to a language detector."""
+    notes: tuple[tuple[str, str, str], ...] = ()
+    """(path, kind, detail): evidence of what the tree is when it defines no tool (``evidence``:
+    the MCP SDKs its manifests declare, files using MCP as a client or serving only prompts)."""
+    effects: tuple[ToolEffects, ...] = ()
+    """each MCP tool's handler and what it can do (``pipeline.scan.effects``), when asked for."""

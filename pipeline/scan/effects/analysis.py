@@ -1,0 +1,47 @@
+"""One tree's tools -> their handlers and effects (the stage's entry, ``analyse``)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from pipeline.scan.detect.model import Tool
+from pipeline.scan.detect.source import language_of
+from pipeline.scan.effects import handlers, model
+from pipeline.scan.effects.follow import Follower
+from pipeline.scan.effects.languages import SYNTAXES, parameters
+from pipeline.scan.effects.model import Effect, Handler, ToolEffects
+from pipeline.scan.effects.shelf import Shelf
+
+
+def analyse(tools: Iterable[Tool], shelf: Shelf) -> tuple[ToolEffects, ...]:
+    """The handler and effects of every MCP tool in ``tools`` whose file the shelf holds; a tool
+    of a language the analysis does not follow gets a handler ``none`` with that reason."""
+    follower = Follower(shelf)
+    found: list[ToolEffects] = []
+    for tool in tools:
+        if not tool.is_mcp:
+            continue
+        if language_of(tool.path) not in SYNTAXES:
+            found.append(ToolEffects(tool.path, tool.line, tool.tool_name,
+                                     Handler(None, None, "none", "language not followed"), ()))
+            continue
+        found.append(_one(tool, shelf, follower))
+    return tuple(found)
+
+
+def _one(tool: Tool, shelf: Shelf, follower: Follower) -> ToolEffects:
+    try:
+        handler, file, node = handlers.locate(shelf, tool.path, tool.line, tool.tool_name)
+        if file is None or node is None:
+            return ToolEffects(tool.path, tool.line, tool.tool_name, handler, ())
+        inputs = frozenset(parameters(file, node)) if node.type in SYNTAXES[language_of(file.path) or ""].functions \
+            else frozenset()
+        effects, read = follower.effects(file, node, inputs)
+    except (RecursionError, ValueError, LookupError, UnicodeError) as exc:
+        reason = f"analysis failed: {type(exc).__name__}"
+        return ToolEffects(tool.path, tool.line, tool.tool_name, Handler(None, None, "none", reason), ())
+    unique = {(e.kind, e.path, e.line): e for e in sorted(effects, key=lambda e: (e.depth, e.path, e.line))}
+    kept = tuple(sorted(unique.values(), key=lambda e: (e.path, e.line, e.kind)))
+    return ToolEffects(tool.path, tool.line, tool.tool_name, handler,
+                       kept or (Effect(model.NONE, handler.path or tool.path, handler.line or tool.line, "", "none"),),
+                       read)

@@ -1,0 +1,205 @@
+"""One call -> what it does, by the knowledge of its ecosystem (``knowledge``): an HTTP client and
+its method, a database client and its query's verb, a file system or process call, and a service
+SDK's method by its verb. ``None`` when the call is none of these (the analysis may then follow it
+into the repository's own code)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from pipeline.scan.detect.source import SourceFile
+from pipeline.scan.effects import imports, model
+from pipeline.scan.effects.calls import HTTP_VERBS, Call, input_rooted, keyword, verb_of
+from pipeline.scan.effects.knowledge import Knowledge
+from pipeline.scan.effects.languages import Syntax, string_value
+
+_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+_METHOD_EFFECT = {"GET": model.READ_REMOTE, "HEAD": model.READ_REMOTE, "OPTIONS": model.READ_REMOTE,
+                  "POST": model.WRITE_REMOTE, "PUT": model.WRITE_REMOTE, "PATCH": model.WRITE_REMOTE,
+                  "DELETE": model.DELETE_REMOTE}
+_THIS = ("this", "self", "cls", "s", "h", "t", "c")
+
+
+@dataclass(frozen=True)
+class Scope:
+    """What the classifier knows of the function a call sits in."""
+
+    inputs: frozenset[str]
+    """names holding the tool's input."""
+    literals: tuple[str, ...]
+    """strings passed down to this function by the calls that reached it."""
+    constants: dict[str, str]
+    """local names bound to a string literal (``query = "SELECT ..."``)."""
+    local_db: bool
+    """whether the file opens a local database (sqlite, duckdb)."""
+
+
+Found = list[tuple[str, str]]
+
+
+def classify(file: SourceFile, syntax: Syntax, known: Knowledge, call: Call, scope: Scope) -> Found | None:
+    """The (effect kind, rule) pairs of ``call``; ``None`` when the knowledge does not cover it."""
+    root, dot, rest = call.callee.removeprefix("new ").partition(".")
+    original = imports.aliases(file).get(root)
+    if original is not None and original != "*":
+        call = Call(call.node, original + dot + rest, call.arguments)
+    for reader in (_http, _process_or_fs, _sql):
+        found = reader(file, syntax, known, call, scope)
+        if found is not None:
+            return found
+    return None
+
+
+def by_verb(file: SourceFile, known: Knowledge, call: Call) -> Found | None:
+    """A service method by its verb (``client.issues.delete``, ``api.createIssue``, ``coll.save``),
+    for a call the repository does not define, made on an imported package, an object made from
+    one, or a receiver named like a client (``imports``); an AWS-style ``send(new XCommand())`` by
+    X's verb. ``None`` for local receivers and inert names."""
+    receiver = [part for part in call.receiver.split(".") if part]
+    while receiver and receiver[0] in _THIS:
+        receiver.pop(0)
+    root = receiver[0].split("(")[0] if receiver else ""
+    if not root or root in known.local_receivers or call.receiver in known.local_receivers:
+        return None
+    externals = imports.external_names(file)
+    if _LOCALISH.search(root) or not (root in externals or imports.CLIENTISH.match(root)
+                                      or imports.made_from(file, root, externals)):
+        return None
+    method = call.method
+    if "Option" in method:
+        return None
+    command = _COMMAND.match(file.text(call.arguments[0])) if call.arguments and method in ("send", "execute") else None
+    if command is not None:
+        method = command.group(1)
+    elif method in known.inert and not (_deep(call.receiver) or method in _DATA_VERBS):
+        return None
+    words = _WORDS.findall(method.lstrip("_$"))
+    family = known.verbs.get(words[0].lower()) if words else None
+    if family is None or (len(words) == 1 and not _deep(call.receiver) and method.lower() not in _DATA_VERBS):
+        return None
+    return [(f"{family}-remote", "verb")]
+
+
+_LOCALISH = re.compile(r"(?i)(?:cache|map|list|set|registry|dict|options|config|params|headers|builder|queue|"
+                       r"opts|args)$")
+_READ_URL = re.compile(r"(?i)(?:search|query|find|list|get|rerank|scrap|validat|fetch|read|lookup|describe|"
+                       r"retriev|count|explain|preview|estimate|graphql)")
+_COMMAND = re.compile(r"\s*new\s+(\w+?)Command\b")
+#: verbs that change a store even when called on a client held in one name (``coll.save(doc)``)
+_DATA_VERBS = frozenset({"save", "update", "remove", "delete", "insert", "create", "upsert", "put", "patch",
+                         "destroy", "drop", "del", "set", "add", "post", "truncate", "purge",
+                         "replace", "write"})
+
+
+def _deep(receiver: str) -> bool:
+    """A receiver two or more names deep beyond ``this`` (``stripe.customers``, ``client.indices``)."""
+    parts = [p for p in receiver.split(".") if p]
+    while parts and parts[0] in _THIS:
+        parts.pop(0)
+    return len(parts) >= 2
+
+
+def _http(file: SourceFile, syntax: Syntax, known: Knowledge, call: Call, scope: Scope) -> Found | None:
+    for rule in known.http:
+        found = rule.match.search(call.callee)
+        if found is None:
+            continue
+        if rule.method == "suffix" and found.groups():
+            verbs = {found.group(1).upper().replace("DEL", "DELETE").replace("DELETEETE", "DELETE")}
+            verbs = {"POST" if v == "POSTFORM" else v for v in verbs}
+        else:
+            verbs = _verbs(file, call, rule.method, scope)
+        if not verbs:
+            return [(model.UNKNOWN, "http-method")]
+        effects = [(_METHOD_EFFECT.get(v, model.READ_REMOTE), "http") for v in sorted(verbs)]
+        if verbs == {"POST"} and call.arguments and _READ_URL.search(file.text(call.arguments[0])):
+            effects = [(model.READ_REMOTE, "http-post-read")]  # a search or query sent as POST
+        url = call.arguments[0] if call.arguments else None
+        if rule.method == "argument" and len(call.arguments) > 1:
+            url = next((a for a in call.arguments if (verb_of(file.text(a)) is None and a.type != "identifier")
+                        or input_rooted(file.text(a), scope.inputs)), url)
+        if url is not None and input_rooted(file.text(url), scope.inputs):
+            effects.append((model.EGRESS_OPEN, "http-url-from-input"))
+        return effects
+    return None
+
+
+def _verbs(file: SourceFile, call: Call, where: str, scope: Scope) -> set[str]:
+    """The HTTP methods of a call whose method is an option or an argument; ``GET`` when none is
+    written, the verbs passed down when it is not a literal."""
+    if where == "option":
+        value = keyword(file, call.arguments, "method")
+        if value is None:
+            return {"GET"}
+        written = verb_of(file.text(value))
+    else:
+        written = next((v for a in call.arguments if (v := verb_of(_resolved(file, a, scope))) is not None), None)
+    if written is not None:
+        return {written}
+    return {v for literal in scope.literals if (v := verb_of(literal)) is not None}
+
+
+def _resolved(file: SourceFile, node: object, scope: Scope) -> str:
+    text = file.text(node)  # type: ignore[arg-type]
+    return scope.constants.get(text, text)
+
+
+def _process_or_fs(file: SourceFile, syntax: Syntax, known: Knowledge, call: Call, scope: Scope) -> Found | None:
+    if call.callee in known.open_functions:
+        mode = keyword(file, call.arguments, "mode") or (call.arguments[1] if len(call.arguments) > 1 else None)
+        value = string_value(file, mode) if mode is not None and mode.type in syntax.strings else None
+        writes = value is not None and any(c in value for c in "wax+")
+        return [(model.WRITE_LOCAL if writes else model.READ_LOCAL, "fs")]
+    for rule in known.calls:
+        if rule.match.search(call.callee) is None:
+            continue
+        if rule.receiver is not None and rule.receiver.search(call.receiver) is None:
+            continue
+        if rule.needs_input and not (call.arguments and input_rooted(file.text(call.arguments[0]), scope.inputs)):
+            continue
+        return [(rule.effect, rule.rule)]
+    return None
+
+
+def _sql(file: SourceFile, syntax: Syntax, known: Knowledge, call: Call, scope: Scope) -> Found | None:
+    sql = known.sql
+    if call.method not in sql.methods or not call.arguments:
+        return None
+    texts = [_query_text(file, syntax, arg, scope) for arg in call.arguments[:2]]
+    queries = [t for t in texts if t and known.query_shape.search(t)]
+    if not queries and not sql.receivers.search(call.receiver or call.method):
+        return None
+    where = "local" if scope.local_db else "remote"
+    if queries:
+        return [(_query_effect(known, q, where), "sql") for q in queries[:1]]
+    first = file.text(call.arguments[0])
+    if call.method in sql.from_input and input_rooted(first, scope.inputs):
+        return [(model.EXEC, "sql-from-input")]
+    passed = [q for q in scope.literals if known.query_shape.search(q)]
+    if passed and call.arguments[0].type not in syntax.strings:
+        return [(_query_effect(known, q, where), "sql") for q in passed[:3]]
+    return None
+
+
+def _query_text(file: SourceFile, syntax: Syntax, node: object, scope: Scope) -> str | None:
+    text = file.text(node)  # type: ignore[arg-type]
+    if text in scope.constants:
+        return scope.constants[text]
+    if getattr(node, "type", "") in syntax.strings:
+        return string_value(file, node)  # type: ignore[arg-type]
+    return None
+
+
+def _query_effect(known: Knowledge, query: str, where: str) -> str:
+    words = re.findall(r"[A-Za-z]+", query.upper())
+    family = "read"
+    for word in words[:1] + [w for w in words[1:] if w in ("INSERT", "UPDATE", "DELETE", "CREATE", "MERGE", "SET",
+                                                          "DROP", "DETACH", "REMOVE", "TRUNCATE")]:
+        found = known.query_verbs.get(word, "read")
+        if found == "delete" or (found == "write" and family == "read"):
+            family = found
+    return f"{family}-{where}"
+
+
+__all__ = ["HTTP_VERBS", "Scope", "by_verb", "classify"]

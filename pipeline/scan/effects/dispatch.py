@@ -1,0 +1,118 @@
+"""Where a dispatcher runs a tool: the branch that tests its name (``case "name":``,
+``if name == "name"``, ``case TOOLS.NAME:``) or a table's value under it (``{"name": handler}``),
+found anywhere in the tree, the registration's own file first and tests last."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from pipeline.scan.detect.source import SourceFile, language_of
+from pipeline.scan.detect.syntax import Node
+from pipeline.scan.effects.languages import Syntax, string_value
+from pipeline.scan.effects.model import Handler
+from pipeline.scan.effects.places import Located, at_line, key_value, named
+from pipeline.scan.effects.shelf import Shelf
+
+_CASTS = ("as_expression", "satisfies_expression")
+_NAMES = ("identifier", "member_expression", "attribute", "selector_expression")
+_TESTS = re.compile(r"(?:^|/)(?:__tests__|tests?|spec|e2e|examples?)/|\.(?:test|spec)\.|_test\.|(?:^|/)test_")
+
+
+def name_expression(file: SourceFile, syntax: Syntax, line: int) -> str | None:
+    """The expression a tool object's ``name`` field holds when it is not a literal
+    (``name: TOOLS.QUERY``): a dispatcher may test that instead of the string."""
+    for node in at_line(file, line):
+        if node.type in ("object", "dictionary", "composite_literal", "literal_value", "call", "arguments",
+                         "argument_list"):
+            for pair in node.named_children:
+                key = pair.child_by_field_name("key") or pair.child_by_field_name("name")
+                value = pair.child_by_field_name("value")
+                while value is not None and value.type in _CASTS and value.named_children:
+                    value = value.named_children[0]
+                if key is not None and value is not None and file.text(key).strip("'\"") in ("name", "Name") \
+                        and value.type not in syntax.strings:
+                    return file.text(value)
+            return None
+    return None
+
+
+def by_name(shelf: Shelf, file: SourceFile, syntax: Syntax, tool_name: str, line: int,  # noqa: PLR0917
+             alias: str | None = None) -> Located | None:
+    """A dispatcher's branch that tests the tool's name (or ``alias``), or a table's value under it."""
+    quoted = tool_name.encode()
+    if alias is not None:
+        found = _by_alias(shelf, file, syntax, alias, line)
+        if found is not None:
+            return found
+    others = sorted((p for p in shelf.files if p != file.path), key=lambda p: (_TESTS.search(p) is not None, p))
+    for other in [file, *(shelf.files[p] for p in others)]:
+        if language_of(other.path) != syntax.language or quoted not in other.data:
+            continue
+        for node in _strings(other, syntax, tool_name):
+            if other is file and other.line(node) == line:
+                continue
+            found = _branch_of(shelf, other, syntax, node)
+            if found is not None:
+                return found
+    return None
+
+
+def _by_alias(shelf: Shelf, file: SourceFile, syntax: Syntax, alias: str, line: int) -> Located | None:
+    word = alias.encode()
+    for other in [file, *(f for p, f in sorted(shelf.files.items()) if p != file.path)]:
+        if language_of(other.path) != syntax.language or word not in other.data:
+            continue
+        stack = [other.tree.root_node]
+        while stack:
+            node = stack.pop()
+            if node.type in ("member_expression", "attribute", "selector_expression", "identifier") \
+                    and other.text(node) == alias and other.line(node) != line:
+                found = _branch_of(shelf, other, syntax, node)
+                if found is not None:
+                    return found
+                continue
+            stack.extend(node.children)
+    return None
+
+
+def _strings(file: SourceFile, syntax: Syntax, value: str) -> Iterator[Node]:
+    stack = [file.tree.root_node]
+    while stack:
+        node = stack.pop()
+        if node.type in syntax.strings:
+            if string_value(file, node) == value:
+                yield node
+            continue
+        if node.type == "property_identifier" and node.parent is not None and node.parent.type == "pair" \
+                and file.text(node) == value:
+            yield node
+        stack.extend(node.children)
+
+
+def _branch_of(shelf: Shelf, file: SourceFile, syntax: Syntax, node: Node) -> Located | None:
+    parent = node.parent
+    for _ in range(4):
+        if parent is None:
+            return None
+        if parent.type in syntax.pairs:
+            value = key_value(parent)[1]
+            if value is not None and value is not node and value.type in syntax.functions:
+                return Handler(file.path, file.line(value), "mapped"), file, value
+            if value is not None and value.type in _NAMES:
+                found = named(shelf, file, syntax, file.text(value).rsplit(".", 1)[-1])
+                if found is not None:
+                    return Handler(found[0].path, found[0].line, "mapped"), found[1], found[2]
+            return None
+        if parent.type in syntax.branches:
+            body = (parent.child_by_field_name("consequence") or parent.child_by_field_name("body")
+                    or (parent.child_by_field_name("value") and parent))
+            if parent.type in ("switch_case", "expression_case"):
+                body = parent
+            if body is not None:
+                return Handler(file.path, file.line(parent), "branch"), file, body
+            return None
+        if parent.type in ("call", "call_expression", "class_definition", "object", "dictionary", "list", "array"):
+            return None
+        parent = parent.parent
+    return None

@@ -1,0 +1,174 @@
+"""From a handler to the calls that leave the process: the handler's calls are classified
+(``classify``); a call the knowledge does not cover and that names one of the repository's own
+functions is followed into it, to ``MAX_DEPTH`` functions deep, across modules, carrying which of
+its parameters hold the tool's input and the strings passed down (an HTTP method, a query)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from pipeline.scan.detect.source import SourceFile, language_of
+from pipeline.scan.detect.syntax import Node
+from pipeline.scan.effects import model
+from pipeline.scan.effects.calls import Call, call_of, input_rooted, literals_in, one_line
+from pipeline.scan.effects.classify import Scope, by_verb, classify
+from pipeline.scan.effects.knowledge import knowledge
+from pipeline.scan.effects.languages import SYNTAXES, Syntax, parameters, string_value
+from pipeline.scan.effects.shelf import Shelf
+
+#: how many of the repository's functions may lie between a handler and a call
+MAX_DEPTH = 5
+#: how many functions one tool's analysis reads at most
+MAX_FUNCTIONS = 400
+#: a name defined in more places than this is too common to follow (``get``, ``run``)
+MAX_CANDIDATES = 4
+
+_BINDINGS = ("identifier", "shorthand_property_identifier_pattern")
+_ASSIGNMENTS = {"variable_declarator": ("name", "value"), "assignment_expression": ("left", "right"),
+                "assignment": ("left", "right"), "short_var_declaration": ("left", "right"),
+                "assignment_statement": ("left", "right"), "var_spec": ("name", "value")}
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One function on the way from the handler."""
+
+    file: SourceFile
+    """where it is."""
+    node: Node
+    """the function (or a dispatcher's branch)."""
+    depth: int
+    """functions between it and the handler."""
+    inputs: frozenset[str]
+    """its names holding the tool's input."""
+    literals: tuple[str, ...]
+    """strings passed down to it."""
+
+
+class Follower:
+    """Follows handlers through one tree's code (``Shelf``); remembers what each function does."""
+
+    def __init__(self, shelf: Shelf) -> None:
+        self.shelf = shelf
+
+    def effects(self, file: SourceFile, node: Node, inputs: frozenset[str]) -> tuple[list[model.Effect], int]:
+        """Every effect reachable from the handler ``node`` of ``file``, and the functions read."""
+        language = language_of(file.path) or ""
+        syntax = SYNTAXES[language]
+        seen: set[tuple[str, int]] = set()
+        found: list[model.Effect] = []
+        stack = [Frame(file, node, 0, inputs | frozenset(syntax.inputs), ())]
+        while stack and len(seen) < MAX_FUNCTIONS:
+            frame = stack.pop()
+            key = (frame.file.path, frame.node.start_byte)
+            if key in seen:
+                continue
+            seen.add(key)
+            for effect, followed in self._frame(frame, syntax):
+                if effect is not None:
+                    found.append(effect)
+                if followed is not None:
+                    stack.append(followed)
+        return found, len(seen)
+
+    def _frame(self, frame: Frame, syntax: Syntax) -> Iterator[tuple[model.Effect | None, Frame | None]]:
+        file = frame.file
+        known = knowledge(syntax.language)
+        inputs, constants = _locals(file, syntax, frame.node, frame.inputs)
+        local_db = any(word.encode() in file.data for word in known.sql.local)
+        scope = Scope(inputs, frame.literals, constants, local_db)
+        for node in _calls(frame.node, syntax):
+            call = call_of(file, node)
+            if call is None:
+                continue
+            found = classify(file, syntax, known, call, scope)
+            if found is None:
+                targets = self._targets(file, syntax, call)
+                if targets:
+                    for target_file, target in targets:
+                        yield None, self._enter(frame, syntax, call, target_file, target, scope)
+                    continue
+                found = by_verb(file, known, call)
+            for kind, rule in found or ():
+                yield model.Effect(kind, file.path, file.line(node), one_line(file, node), rule, frame.depth), None
+
+    def _targets(self, file: SourceFile, syntax: Syntax, call: Call) -> list[tuple[SourceFile, Node]]:
+        """The repository's functions a call may run: same file first, then anywhere, when few."""
+        name = call.method.removeprefix("new ")
+        if not name.isidentifier() and not name.replace("$", "_").isidentifier():
+            return []
+        candidates = self.shelf.named(name, syntax.language)
+        local = [c for c in candidates if c[0].path == file.path]
+        chosen = local or candidates
+        return chosen if len(chosen) <= MAX_CANDIDATES else []
+
+    def _enter(self, frame: Frame, syntax: Syntax, call: Call, file: SourceFile, target: Node,  # noqa: PLR0917
+               scope: Scope) -> Frame | None:
+        if frame.depth + 1 > MAX_DEPTH:
+            return None
+        params = [p for p in parameters(file, target) if p not in syntax.self_names or p == "ctx"]
+        if params[:1] and params[0] in ("self", "cls"):
+            params = params[1:]
+        passed: set[str] = set()
+        for index, arg in enumerate(call.arguments):
+            text = frame.file.text(arg)
+            rooted = input_rooted(text, scope.inputs) or (
+                arg.type in ("object", "dictionary", "composite_literal") and
+                any(input_rooted(part, scope.inputs) for part in _values(frame.file, arg)))
+            if rooted:
+                if arg.type == "keyword_argument":
+                    passed.add(frame.file.text(arg.child_by_field_name("name")))
+                elif index < len(params) and arg.type not in ("object", "dictionary"):
+                    passed.add(params[index])
+                else:
+                    passed.update(params)
+        literals = (*literals_in(frame.file, syntax, call.arguments),
+                    *(scope.constants[text] for a in call.arguments
+                      if (text := frame.file.text(a)) in scope.constants),
+                    *frame.literals)[:32]
+        body = target.child_by_field_name("body") or target
+        return Frame(file, body, frame.depth + 1, frozenset(passed), literals)
+
+
+def _values(file: SourceFile, node: Node) -> list[str]:
+    return [file.text(p.child_by_field_name("value") or p) for p in node.named_children]
+
+
+def _calls(node: Node, syntax: Syntax) -> Iterator[Node]:
+    """The call nodes below ``node`` in source order (closures written inside it included)."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if current.type in syntax.calls:
+            yield current
+        stack.extend(reversed(current.children))
+
+
+def _locals(file: SourceFile, syntax: Syntax, node: Node,
+            inputs: frozenset[str]) -> tuple[frozenset[str], dict[str, str]]:
+    """The names a function binds from its input (``url = args.url``, ``const { url } = args``),
+    and those it binds to a string literal, in two passes over its assignments."""
+    names, constants = set(inputs), {}
+    assignments = [n for n in _all(node) if n.type in _ASSIGNMENTS]
+    for _ in range(2):
+        for assignment in assignments:
+            left_field, right_field = _ASSIGNMENTS[assignment.type]
+            left, right = assignment.child_by_field_name(left_field), assignment.child_by_field_name(right_field)
+            if left is None or right is None:
+                continue
+            targets = [file.text(n) for n in _all(left) if n.type in _BINDINGS]
+            value = right.named_children[0] if right.type == "expression_list" and right.named_children else right
+            if value.type in syntax.strings and (text := string_value(file, value)) is not None and len(targets) == 1:
+                constants[targets[0]] = text
+            elif input_rooted(file.text(value), frozenset(names)):
+                names.update(targets)
+    return frozenset(names), constants
+
+
+def _all(node: Node) -> Iterator[Node]:
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(reversed(current.children))

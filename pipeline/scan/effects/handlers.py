@@ -1,0 +1,145 @@
+"""Where a tool's handler is: the function, closure or method its registration runs.
+
+Read from the registration outwards, in any of the languages the analysis follows:
+
+1. a function under the registration's decorator (``@mcp.tool()``);
+2. a function argument of the registration call, written there or named (the last one wins:
+   ``server.tool(name, schema, handler)``; a wrapper call ``withAuth(fn)`` is opened);
+3. a function-valued field or method of the tool's object or class (``execute``, ``handler``, ``run``);
+4. the branch of a dispatcher that tests the tool's name (``case "name":``, ``if name == "name"``),
+   or the value of a name-to-handler table (``{"name": handler}``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from pipeline.scan.detect.source import SourceFile, language_of
+from pipeline.scan.detect.syntax import Node
+from pipeline.scan.effects import dispatch
+from pipeline.scan.effects.languages import SYNTAXES, Syntax, function_name
+from pipeline.scan.effects.model import Handler
+from pipeline.scan.effects.places import Located, at_line, key_value, made, named
+from pipeline.scan.effects.shelf import Shelf
+
+#: the fields and methods of a tool object or class that run the tool
+MEMBER_NAMES = ("execute", "handler", "handle", "run", "call", "callback", "cb", "fn", "func", "invoke", "_run",
+                "_arun", "arun", "_call", "__call__", "_execute", "impl", "action", "resolve", "process",
+                "Handle", "Execute", "Run", "Call", "Handler")
+
+
+
+def locate(shelf: Shelf, path: str, line: int, tool_name: str | None) -> Located:
+    """The handler of the tool registered at ``path``:``line`` (named ``tool_name``)."""
+    file = shelf.get(path)
+    language = language_of(path)
+    if file is None or language not in SYNTAXES:
+        return Handler(None, None, "none", "file not read" if file is None else "language not followed"), None, None
+    syntax = SYNTAXES[language]
+    for finder in (_decorated, _argument, _member):
+        found = finder(shelf, file, syntax, line)
+        if found is not None:
+            return found
+    if tool_name:
+        found = dispatch.by_name(shelf, file, syntax, tool_name, line, dispatch.name_expression(file, syntax, line))
+        if found is not None:
+            return found
+    return Handler(None, None, "none", "no function at the registration"), None, None
+
+
+def _decorated(shelf: Shelf, file: SourceFile, syntax: Syntax, line: int) -> Located | None:
+    for node in at_line(file, line):
+        if node.type == "decorated_definition":
+            definition = node.child_by_field_name("definition")
+            if definition is not None and definition.type in syntax.functions:
+                return made("decorated", file, definition)
+            return None
+        if node.type in syntax.functions and file.line(node) == line and node.type != "lambda":
+            return made("decorated", file, node) if syntax.language == "python" else None
+    return None
+
+
+def _argument(shelf: Shelf, file: SourceFile, syntax: Syntax, line: int) -> Located | None:
+    for depth, node in enumerate(at_line(file, line)):
+        if node.type in syntax.calls and file.line(node) <= line:
+            found = _function_argument(shelf, file, syntax, node)
+            if found is not None:
+                return found
+        if depth > 12 or node.type in syntax.functions:
+            return None
+    return None
+
+
+def _function_argument(shelf: Shelf, file: SourceFile, syntax: Syntax, call: Node) -> Located | None:
+    arguments = call.child_by_field_name("arguments")
+    if arguments is None:
+        return None
+    for arg in reversed([a for a in arguments.named_children if a.type != "comment"]):
+        value = arg.child_by_field_name("value") if arg.type == "keyword_argument" else arg
+        if value is None:
+            continue
+        if value.type in syntax.functions:
+            return made("inline", file, value)
+        if value.type in ("identifier", "member_expression", "attribute", "selector_expression"):
+            found = named(shelf, file, syntax, file.text(value).rsplit(".", 1)[-1])
+            if found is not None:
+                return found
+        if value.type in syntax.calls:
+            inner = _function_argument(shelf, file, syntax, value)
+            if inner is not None:
+                return inner
+    return None
+
+
+def _member(shelf: Shelf, file: SourceFile, syntax: Syntax, line: int) -> Located | None:
+    for node in [*_objects_from(file, line), *at_line(file, line)]:
+        if node.type in ("object", "dictionary", "composite_literal", "literal_value", "call", "argument_list"):
+            for pair in node.named_children:
+                key, value = key_value(pair)
+                if key is not None and file.text(key).strip("'\"") in MEMBER_NAMES:
+                    if pair.type in syntax.functions:
+                        return made("member", file, pair)
+                    if value is not None and value.type in syntax.functions:
+                        return made("member", file, value)
+                    if value is not None and value.type in ("identifier", "member_expression", "attribute"):
+                        found = named(shelf, file, syntax, file.text(value).rsplit(".", 1)[-1])
+                        if found is not None:
+                            return found
+        if node.type in syntax.classes:
+            for method in _class_methods(file, syntax, node):
+                return made("member", file, method)
+            return None
+    return None
+
+
+def _objects_from(file: SourceFile, line: int) -> list[Node]:
+    """The object literals inside the outermost node that starts on ``line``, to four levels:
+    ``const tool = (ctx) => ({ ..., execute: fn })`` is registered at the ``const``."""
+    top = None
+    for node in at_line(file, line):
+        if file.line(node) != line:
+            break
+        top = node
+    found: list[Node] = []
+    level = [top] if top is not None else []
+    for _ in range(5):
+        level = [c for n in level for c in n.named_children]
+        found.extend(n for n in level if n.type in ("object", "dictionary", "composite_literal", "literal_value"))
+    return found
+
+
+def _class_methods(file: SourceFile, syntax: Syntax, node: Node) -> Iterator[Node]:
+    body = node.child_by_field_name("body")
+    if body is None:
+        return
+    methods: dict[str, Node] = {}
+    for child in body.named_children:
+        target = child.child_by_field_name("definition") if child.type == "decorated_definition" else child
+        if target is not None and target.type in syntax.functions:
+            methods.setdefault(function_name(file, target) or "", target)
+    for name in MEMBER_NAMES:
+        if name in methods:
+            yield methods[name]
+            return
+
+

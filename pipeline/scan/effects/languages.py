@@ -1,0 +1,147 @@
+"""What the effects analysis needs to know of each language's syntax tree: the node types of
+functions, calls, strings and branches (tree-sitter grammars), one ``Syntax`` per language."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pipeline.scan.detect.source import SourceFile
+from pipeline.scan.detect.syntax import Node, unquote
+
+
+@dataclass(frozen=True)
+class Syntax:
+    """The node types of one grammar family."""
+
+    language: str
+    """the detector's language name (``typescript``, ``python``, ``go``)."""
+    functions: frozenset[str]
+    """nodes that are a function, closure or method."""
+    named_functions: frozenset[str]
+    """the functions that carry a name (declarations, methods)."""
+    calls: frozenset[str]
+    """call nodes (``new`` expressions included)."""
+    strings: frozenset[str]
+    """string literal nodes."""
+    branches: frozenset[str]
+    """nodes whose condition or case value selects a body (if, elif, case)."""
+    pairs: frozenset[str]
+    """key-value nodes of object and map literals."""
+    classes: frozenset[str]
+    """class-like nodes whose methods a tool object may hold."""
+    inputs: tuple[str, ...]
+    """names that hold a tool call's input wherever they are in scope."""
+    self_names: tuple[str, ...] = ()
+    """parameters that are the receiver, not input (``self``, ``cls``)."""
+
+
+TYPESCRIPT = Syntax(
+    "typescript",
+    functions=frozenset({"function_declaration", "function_expression", "function", "arrow_function",
+                         "method_definition", "generator_function_declaration", "generator_function"}),
+    named_functions=frozenset({"function_declaration", "method_definition", "generator_function_declaration"}),
+    calls=frozenset({"call_expression", "new_expression"}),
+    strings=frozenset({"string", "template_string"}),
+    branches=frozenset({"if_statement", "switch_case"}),
+    pairs=frozenset({"pair"}),
+    classes=frozenset({"class_declaration", "class", "abstract_class_declaration"}),
+    inputs=("args", "params", "input", "arguments", "request", "req"),
+)
+PYTHON = Syntax(
+    "python",
+    functions=frozenset({"function_definition", "lambda"}),
+    named_functions=frozenset({"function_definition"}),
+    calls=frozenset({"call"}),
+    strings=frozenset({"string"}),
+    branches=frozenset({"if_statement", "elif_clause", "case_clause"}),
+    pairs=frozenset({"pair"}),
+    classes=frozenset({"class_definition"}),
+    inputs=("args", "arguments", "params", "input", "request", "kwargs"),
+    self_names=("self", "cls", "ctx", "context"),
+)
+GO = Syntax(
+    "go",
+    functions=frozenset({"function_declaration", "method_declaration", "func_literal"}),
+    named_functions=frozenset({"function_declaration", "method_declaration"}),
+    calls=frozenset({"call_expression"}),
+    strings=frozenset({"interpreted_string_literal", "raw_string_literal"}),
+    branches=frozenset({"if_statement", "expression_case"}),
+    pairs=frozenset({"keyed_element"}),
+    classes=frozenset(),
+    inputs=("req", "request", "args", "arguments", "params", "input"),
+    self_names=("ctx",),
+)
+SYNTAXES = {s.language: s for s in (TYPESCRIPT, PYTHON, GO)}
+
+
+def function_name(file: SourceFile, node: Node) -> str | None:
+    """The name a function node is declared or bound under (``None`` for an anonymous one)."""
+    name = node.child_by_field_name("name")
+    if name is not None:
+        return file.text(name)
+    parent = node.parent
+    if parent is not None and parent.type in ("variable_declarator", "assignment_expression", "pair",
+                                              "public_field_definition", "field_definition", "assignment"):
+        target = (parent.child_by_field_name("name") or parent.child_by_field_name("left")
+                  or parent.child_by_field_name("key") or parent.child_by_field_name("property"))
+        text = file.text(target)
+        return text.rsplit(".", 1)[-1].strip("'\"") if text else None
+    return None
+
+
+def parameters(file: SourceFile, function: Node) -> list[str]:
+    """The names a function's parameters bind, destructured ones included, in order."""
+    params = function.child_by_field_name("parameters") or function.child_by_field_name("parameter")
+    if params is None:
+        return []
+    names: list[str] = []
+    for node in _walk(params):
+        if node.type in ("identifier", "shorthand_property_identifier_pattern") and not _is_type(node):
+            names.append(file.text(node))
+    return names
+
+
+def _is_type(node: Node) -> bool:
+    """Whether an identifier sits in a type annotation or a default value, not a binding."""
+    parent = node.parent
+    while parent is not None and parent.type not in ("formal_parameters", "parameters", "parameter_list",
+                                                     "lambda_parameters"):
+        if parent.type in ("type_annotation", "type", "default_parameter", "typed_default_parameter") and \
+                parent.child_by_field_name("value") is not None and _inside(node, parent.child_by_field_name("value")):
+            return True
+        if parent.type in ("type_annotation", "qualified_type", "pointer_type", "generic_type", "type_identifier"):
+            return True
+        if parent.type == "parameter_declaration" and parent.child_by_field_name("type") is not None \
+                and _inside(node, parent.child_by_field_name("type")):
+            return True
+        if parent.type == "typed_parameter" and parent.child_by_field_name("type") is not None \
+                and _inside(node, parent.child_by_field_name("type")):
+            return True
+        parent = parent.parent
+    return False
+
+
+def _inside(node: Node, outer: Node | None) -> bool:
+    return outer is not None and outer.start_byte <= node.start_byte and node.end_byte <= outer.end_byte
+
+
+def _walk(node: Node) -> list[Node]:
+    out, stack = [], [node]
+    while stack:
+        current = stack.pop()
+        out.append(current)
+        stack.extend(reversed(current.children))
+    return out
+
+
+def string_value(file: SourceFile, node: Node) -> str | None:
+    """A string literal's value; a template or f-string gives its text between the quotes."""
+    text = file.text(node)
+    value = unquote(text)
+    if value is not None:
+        return value
+    body = text.lstrip("rRbBuUfF")
+    for quote in ('"""', "'''", '"', "'", "`"):
+        if len(body) >= 2 * len(quote) and body.startswith(quote) and body.endswith(quote):
+            return body[len(quote):-len(quote)]
+    return None

@@ -1,0 +1,52 @@
+"""Helpers the handler finders share: the nodes around a registration line, a named function of
+the repository, an object field's key and value."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from pipeline.scan.detect.source import SourceFile
+from pipeline.scan.detect.syntax import Node
+from pipeline.scan.effects.languages import Syntax
+from pipeline.scan.effects.model import Handler
+from pipeline.scan.effects.shelf import Shelf
+
+Located = tuple[Handler, SourceFile | None, Node | None]
+
+
+def made(kind: str, file: SourceFile, node: Node) -> Located:
+    """A located handler of ``kind``."""
+    return Handler(file.path, file.line(node), kind), file, node
+
+
+def at_line(file: SourceFile, line: int) -> Iterator[Node]:
+    """The nodes around ``line``'s first token, from the innermost outwards."""
+    lines = file.data.split(b"\n")
+    text = lines[line - 1] if 0 < line <= len(lines) else b""
+    column = len(text) - len(text.lstrip())
+    node: Node | None = file.tree.root_node.descendant_for_point_range((line - 1, column), (line - 1, column))
+    while node is not None:
+        yield node
+        node = node.parent
+
+
+def named(shelf: Shelf, file: SourceFile, syntax: Syntax, name: str) -> Located | None:
+    """A function of the repository named ``name``: this file's first, else the only one."""
+    local = shelf.definitions(file).get(name, [])
+    if local:
+        return made("reference", file, local[0])
+    found = shelf.named(name, syntax.language)
+    return made("reference", *found[0]) if len(found) == 1 else None
+
+
+def key_value(pair: Node) -> tuple[Node | None, Node | None]:
+    """The key and value of an object's field, a keyword argument or a Go keyed element."""
+    key = pair.child_by_field_name("key") or pair.child_by_field_name("name")
+    value = pair.child_by_field_name("value")
+    if pair.type == "keyed_element" and len(pair.named_children) == 2:
+        key, value = pair.named_children
+        key = key.named_children[0] if key.type == "literal_element" and key.named_children else key
+        value = value.named_children[0] if value.type == "literal_element" and value.named_children else value
+    return key, value
+
+

@@ -1,0 +1,77 @@
+"""The tree's source files as the effects analysis reads them: every file of a language the
+analysis follows, kept during the scan pass (``Shelf.add``), parsed only when a handler's
+calls lead into it, and indexed by the names of the functions it defines."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from pipeline.scan.detect.source import SourceFile, language_of
+from pipeline.scan.detect.syntax import Node
+from pipeline.scan.effects.languages import SYNTAXES, function_name
+
+#: a file larger than this is not kept (generated bundles, vendored SDKs)
+MAX_SHELF_FILE_BYTES = 512 << 10
+#: no more than this much source is kept for one tree
+MAX_SHELF_BYTES = 96 << 20
+#: folders whose files are never the project's own code
+_FOREIGN = ("node_modules/", "vendor/", "dist/", "build/", ".venv/", "venv/", "site-packages/",
+            "third_party/", "__pycache__/", ".next/", "coverage/", "out/")
+
+
+def keeps(path: str, size_bytes: int) -> bool:
+    """Whether the shelf keeps a file: a source file of a followed language, the project's own,
+    not too large."""
+    if size_bytes > MAX_SHELF_FILE_BYTES or language_of(path) not in SYNTAXES:
+        return False
+    lowered = "/" + path.lower()
+    return not any("/" + folder in lowered for folder in _FOREIGN) and not path.endswith((".d.ts", ".min.js"))
+
+
+@dataclass
+class Shelf:
+    """One tree's kept source files, by path, and their function definitions, by name."""
+
+    files: dict[str, SourceFile] = field(default_factory=dict)
+    """every kept file."""
+    size_bytes: int = 0
+    """the bytes kept."""
+    _definitions: dict[str, dict[str, list[Node]]] = field(default_factory=dict)
+    _by_name: dict[tuple[str, str], list[tuple[SourceFile, Node]]] = field(default_factory=dict)
+
+    def add(self, path: str, data: bytes, file: SourceFile | None = None) -> None:
+        """Keep one file (``file`` when the detector already holds it, to share its tree)."""
+        if path in self.files or not keeps(path, len(data)) or self.size_bytes + len(data) > MAX_SHELF_BYTES:
+            return
+        self.files[path] = file if file is not None else SourceFile(path, data)
+        self.size_bytes += len(data)
+
+    def get(self, path: str) -> SourceFile | None:
+        """The kept file at ``path``."""
+        return self.files.get(path)
+
+    def definitions(self, file: SourceFile) -> dict[str, list[Node]]:
+        """The named functions ``file`` defines (declarations, methods, functions bound to a name)."""
+        if file.path not in self._definitions:
+            syntax = SYNTAXES[language_of(file.path) or ""]
+            found: dict[str, list[Node]] = defaultdict(list)
+            stack = [file.tree.root_node]
+            while stack:
+                node = stack.pop()
+                if node.type in syntax.functions and (name := function_name(file, node)):
+                    found[name].append(node)
+                stack.extend(node.children)
+            self._definitions[file.path] = dict(found)
+        return self._definitions[file.path]
+
+    def named(self, name: str, language: str) -> list[tuple[SourceFile, Node]]:
+        """Every function of ``language`` named ``name`` in the tree (files that hold the name's
+        bytes are parsed on first ask)."""
+        key = (name, language)
+        if key not in self._by_name:
+            word = name.encode()
+            self._by_name[key] = [(file, node) for path, file in sorted(self.files.items())
+                                  if language_of(path) == language and word in file.data
+                                  for node in self.definitions(file).get(name, [])]
+        return self._by_name[key]

@@ -1,0 +1,88 @@
+"""The effects analysis on synthetic servers: handlers located, effects classified with their
+evidence, verdicts, and ``census check`` as a maintainer's CI gate runs it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pipeline.run.check import check
+from pipeline.scan.effects import model
+from pipeline.scan.effects.verdicts import suggest
+from tests.scan.effects.servers import SERVERS, write
+
+#: per language: (the read-only tool that deletes, the clean one, the undeclared one, the line that deletes)
+EXPECTED = {
+    "typescript": ("tidy_notes", "read_note", "fetch_page", "src/store.ts:4"),
+    "python": ("clean_cache", "list_files", "run_command", "files/cleanup.py:6"),
+    "go": ("drop_key", "get_key", "put_key", "store.go:12"),
+}
+
+
+@pytest.mark.parametrize("language", sorted(SERVERS))
+def test_a_read_only_tool_that_deletes_is_a_contradiction_naming_the_line(tmp_path: Path, language: str) -> None:
+    root = write(tmp_path / language, SERVERS[language])
+    liar, clean, silent, line = EXPECTED[language]
+    report = check(root)
+    assert report.tools == 3
+    assert report.located == 3
+    contradictions = [f for f in report.findings if f.kind == "contradiction"]
+    assert [(f.tool_name, f.hint, f.declared, f.evidence) for f in contradictions] == [
+        (liar, "readOnlyHint", "true", line)]
+    assert "deletes a local file" in contradictions[0].text()
+    assert not any(f.tool_name == clean for f in report.findings)
+    suggestion = [f for f in report.findings if f.kind == "suggestion"]
+    assert [f.tool_name for f in suggestion] == [silent]
+
+
+def test_suggested_hints_follow_the_effects(tmp_path: Path) -> None:
+    report = check(write(tmp_path / "py", SERVERS["python"]))
+    run_command = next(f for f in report.findings if f.tool_name == "run_command")
+    assert run_command.detail == "readOnlyHint: false, destructiveHint: true, openWorldHint: false"
+    report = check(write(tmp_path / "ts", SERVERS["typescript"]))
+    fetch_page = next(f for f in report.findings if f.tool_name == "fetch_page")
+    assert fetch_page.detail.endswith("openWorldHint: true")
+    assert suggest(frozenset({model.READ_LOCAL})) == "readOnlyHint: true, openWorldHint: false"
+    assert suggest(frozenset({model.WRITE_REMOTE})).startswith("readOnlyHint: false, destructiveHint: false")
+
+
+def _census(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "pipeline", *args], cwd=cwd, capture_output=True, text=True,
+                          check=False, timeout=120)
+
+
+@pytest.mark.parametrize("language", sorted(SERVERS))
+def test_census_check_exits_1_on_a_contradiction_and_0_when_clean(tmp_path: Path, language: str) -> None:
+    root = write(tmp_path / "server", SERVERS[language])
+    liar, _, silent, line = EXPECTED[language]
+    done = _census("check", "server", cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    first = done.stdout.splitlines()[0]
+    assert first.split(" ")[1:3] == [liar, "readOnlyHint:"]
+    assert first.endswith(f"at {line}")
+    assert any(silent in row and "suggests" in row for row in done.stdout.splitlines())
+    assert done.stdout.splitlines()[-1] == "3 server tools, 3 handlers read, 1 contradiction"
+    delete_line = line.split(":")
+    target = root / delete_line[0]
+    lines = target.read_text(encoding="utf-8").splitlines()
+    lines[int(delete_line[1]) - 1] = "    pass" if language == "python" else ""
+    target.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    if language == "go":  # keep the file valid Go: the handler returns without deleting
+        target.write_text(target.read_text(encoding="utf-8").replace("key, _ := req.RequireString(\"key\")\n\n",
+                                                                     "_ = key\n"), encoding="utf-8")
+    clean = _census("check", "--json", "server", cwd=tmp_path)
+    assert clean.returncode == 0, clean.stdout + clean.stderr
+    found = json.loads(clean.stdout)
+    assert found["contradictions"] == 0
+    assert found["server_tools"] == 3
+    assert all(f["kind"] != "contradiction" for f in found["findings"])
+
+
+def test_census_check_of_a_missing_path_is_a_usage_error(tmp_path: Path) -> None:
+    done = _census("check", "nowhere", cwd=tmp_path)
+    assert done.returncode == 2
+    assert "nowhere" in done.stderr
