@@ -13,7 +13,7 @@ import pytest
 from pipeline.run.check import check
 from pipeline.scan.effects import model
 from pipeline.scan.effects.verdicts import suggest
-from tests.scan.effects.servers import SERVERS, write
+from tests.effect_servers import SERVERS, write
 
 #: per language: (the read-only tool that deletes, the clean one, the undeclared one, the line that deletes)
 EXPECTED = {
