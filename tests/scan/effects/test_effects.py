@@ -9,11 +9,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from effect_servers import SERVERS, write
 
 from pipeline.run.check import check
 from pipeline.scan.effects import model
 from pipeline.scan.effects.verdicts import suggest
-from tests.effect_servers import SERVERS, write
 
 #: per language: (the read-only tool that deletes, the clean one, the undeclared one, the line that deletes)
 EXPECTED = {
