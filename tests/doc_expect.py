@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import doc_world
+import effect_servers
 from doc_world import World
 
 README = (doc_world.ROOT / "README.md").read_text(encoding="utf-8")
@@ -45,6 +46,11 @@ def _jupyter_as_root(folder: Path, world: World, env: dict[str, str]) -> None:
 
 def _file(name: str, make: Callable[[Path], object]) -> Given:
     return lambda folder, world, env: None if (folder / name).exists() else make(folder / name)
+
+
+def _server(folder: Path, world: World, env: dict[str, str]) -> object:
+    """A small clean MCP server's working tree at path/to/server (``census check``)."""
+    return effect_servers.write(folder / "path/to/server", effect_servers.CLEAN_PYTHON)
 
 
 def _worked_example() -> tuple[str, ...]:
@@ -94,6 +100,12 @@ RUN = {
     ".venv/bin/census report --manifest registry": Expect(writes=("reports/registry/README.md",)),
     ".venv/bin/jupytext --to ipynb notebooks/*.py && .venv/bin/jupyter lab notebooks/": Expect(
         (_jupyter_as_root,), says=(r"Writing notebooks/05-registry-census.ipynb",), serves=r"is running at:"),
+    ".venv/bin/census check path/to/server": Expect(
+        (_server,), says=(r"^files/server\.py:\d+ run_command declares no annotations; its handler suggests "
+                          r"readOnlyHint: false, destructiveHint: true",
+                          r"^2 server tools, 2 handlers read, 0 contradictions$")),
+    ".venv/bin/census check path/to/server --json": Expect(
+        (_server,), says=(r'^  "contradictions": 0,$', r'^  "handlers_located": 2,$')),
     ".venv/bin/census count --json --detect --terms dialects path/to/repo.tar.gz": Expect(
         (_file("path/to/repo.tar.gz", doc_world.archive),), says=(r'^    "server_tools": 3,$', r'^  "totals": \{$')),
     ".venv/bin/python -c \"import duckdb; con = duckdb.connect('data/census.duckdb'); "

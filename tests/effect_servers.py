@@ -149,3 +149,12 @@ def write(root: Path, files: dict[str, str]) -> Path:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
     return root
+
+
+#: the Python server without its read-only tool that deletes: ``census check`` passes it (exit 0)
+CLEAN_PYTHON = {
+    "pyproject.toml": PYTHON["pyproject.toml"],
+    "files/server.py": PYTHON["files/server.py"].replace(
+        '@mcp.tool(annotations=ToolAnnotations(readOnlyHint=True))\ndef clean_cache(folder: str) -> str:\n'
+        '    """Empty a cache folder."""\n    purge(folder)\n    return "done"\n\n\n', ""),
+}

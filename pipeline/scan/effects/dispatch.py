@@ -46,6 +46,7 @@ def by_name(shelf: Shelf, file: SourceFile, syntax: Syntax, tool_name: str, line
         if found is not None:
             return found
     others = sorted((p for p in shelf.files if p != file.path), key=lambda p: (_TESTS.search(p) is not None, p))
+    branch: Located | None = None
     for other in [file, *(shelf.files[p] for p in others)]:
         if language_of(other.path) != syntax.language or quoted not in other.data:
             continue
@@ -53,9 +54,10 @@ def by_name(shelf: Shelf, file: SourceFile, syntax: Syntax, tool_name: str, line
             if other is file and other.line(node) == line:
                 continue
             found = _branch_of(shelf, other, syntax, node)
-            if found is not None:
-                return found
-    return None
+            if found is not None and found[0].kind == "mapped":
+                return found  # a table's function outranks a branch (which may only describe the tool)
+            branch = branch or found
+    return branch
 
 
 def _by_alias(shelf: Shelf, file: SourceFile, syntax: Syntax, alias: str, line: int) -> Located | None:

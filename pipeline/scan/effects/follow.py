@@ -37,7 +37,9 @@ class Frame:
     file: SourceFile
     """where it is."""
     node: Node
-    """the function (or a dispatcher's branch)."""
+    """the function's body (or a dispatcher's branch)."""
+    function: Node
+    """the function itself (what a call inside must not lead back to)."""
     depth: int
     """functions between it and the handler."""
     inputs: frozenset[str]
@@ -58,7 +60,7 @@ class Follower:
         syntax = SYNTAXES[language]
         seen: set[tuple[str, int]] = set()
         found: list[model.Effect] = []
-        stack = [Frame(file, node, 0, inputs | frozenset(syntax.inputs), ())]
+        stack = [Frame(file, node, node, 0, inputs | frozenset(syntax.inputs), ())]
         while stack and len(seen) < MAX_FUNCTIONS:
             frame = stack.pop()
             key = (frame.file.path, frame.node.start_byte)
@@ -84,7 +86,7 @@ class Follower:
                 continue
             found = classify(file, syntax, known, call, scope)
             if found is None:
-                targets = self._targets(file, syntax, call)
+                targets = self._targets(file, syntax, call, frame.function)
                 if targets:
                     for target_file, target in targets:
                         yield None, self._enter(frame, syntax, call, target_file, target, scope)
@@ -93,14 +95,19 @@ class Follower:
             for kind, rule in found or ():
                 yield model.Effect(kind, file.path, file.line(node), one_line(file, node), rule, frame.depth), None
 
-    def _targets(self, file: SourceFile, syntax: Syntax, call: Call) -> list[tuple[SourceFile, Node]]:
-        """The repository's functions a call may run: same file first, then anywhere, when few."""
+    def _targets(self, file: SourceFile, syntax: Syntax, call: Call, current: Node) -> list[tuple[SourceFile, Node]]:
+        """The repository's functions a call may run, the calling function aside: for ``name()``
+        or ``this.name()`` this file's first; for ``x.name()`` the methods of the repository's
+        classes named so (else any function); none when the name is too common to tell."""
         name = call.method.removeprefix("new ")
-        if not name.isidentifier() and not name.replace("$", "_").isidentifier():
+        if not name.replace("$", "_").isidentifier():
             return []
-        candidates = self.shelf.named(name, syntax.language)
-        local = [c for c in candidates if c[0].path == file.path]
-        chosen = local or candidates
+        candidates = [c for c in self.shelf.named(name, syntax.language) if c[1] != current]
+        receiver = call.receiver.split(".")[0] if call.receiver else ""
+        if receiver in ("", "this", "self", "cls", "super()", "super"):
+            chosen = [c for c in candidates if c[0].path == file.path] or candidates
+        else:
+            chosen = [c for c in candidates if _is_method(c[1])] or candidates
         return chosen if len(chosen) <= MAX_CANDIDATES else []
 
     def _enter(self, frame: Frame, syntax: Syntax, call: Call, file: SourceFile, target: Node,  # noqa: PLR0917
@@ -128,7 +135,22 @@ class Follower:
                       if (text := frame.file.text(a)) in scope.constants),
                     *frame.literals)[:32]
         body = target.child_by_field_name("body") or target
-        return Frame(file, body, frame.depth + 1, frozenset(passed), literals)
+        return Frame(file, body, target, frame.depth + 1, frozenset(passed), literals)
+
+
+def _is_method(node: Node) -> bool:
+    """Whether a function is defined in a class (or, in Go, on a receiver type)."""
+    if node.type == "method_declaration":
+        return True
+    parent = node.parent
+    for _ in range(3):
+        if parent is None:
+            return False
+        if parent.type in ("class_body", "class_definition", "class_declaration", "block") and \
+                (parent.type != "block" or (parent.parent is not None and parent.parent.type == "class_definition")):
+            return True
+        parent = parent.parent
+    return False
 
 
 def _values(file: SourceFile, node: Node) -> list[str]:

@@ -89,4 +89,5 @@ def made_from(file: SourceFile, name: str, externals: frozenset[str]) -> bool:
         made = (m.group(1) or m.group(2)).decode()
         if made in externals or CLIENTISH.match(made):
             return True
-    return False
+    typed = re.compile(rb"\b" + re.escape(name.encode()) + rb"(?:\s*\??:\s*|\s+\*?)([\w$]+)")  # lara: Translator
+    return any(m.group(1).decode() in externals for m in typed.finditer(file.data))
