@@ -76,7 +76,8 @@ def by_verb(file: SourceFile, known: Knowledge, call: Call) -> Found | None:
         return None
     words = _WORDS.findall(method.lstrip("_$"))
     family = known.verbs.get(words[0].lower()) if words else None
-    if family is None or (len(words) == 1 and not _deep(call.receiver) and method.lower() not in _DATA_VERBS):
+    if family is None or (len(words) == 1 and not _deep(call.receiver)
+                          and not (method.lower() in _DATA_VERBS and imports.CLIENTISH.match(root))):
         return None
     return [(f"{family}-remote", "verb")]
 
@@ -84,7 +85,9 @@ def by_verb(file: SourceFile, known: Knowledge, call: Call) -> Found | None:
 _LOCALISH = re.compile(r"(?i)(?:cache|map|list|set|registry|dict|options|config|params|headers|builder|queue|"
                        r"opts|args)$")
 _READ_URL = re.compile(r"(?i)(?:search|query|find|list|get|rerank|scrap|validat|fetch|read|lookup|describe|"
-                       r"retriev|count|explain|preview|estimate|graphql)")
+                       r"retriev|count|explain|preview|estimate|graphql|token|oauth|auth|login|compile|render|"
+                       r"convert|check|analy|info|history|replies|unread)")
+_ENDPOINT = re.compile(r"^/?[\w.\-/{}:$]+$")
 _COMMAND = re.compile(r"\s*new\s+(\w+?)Command\b")
 #: verbs that change a store even when called on a client held in one name (``coll.save(doc)``)
 _DATA_VERBS = frozenset({"save", "update", "remove", "delete", "insert", "create", "upsert", "put", "patch",
@@ -113,8 +116,8 @@ def _http(file: SourceFile, syntax: Syntax, known: Knowledge, call: Call, scope:
         if not verbs:
             return [(model.UNKNOWN, "http-method")]
         effects = [(_METHOD_EFFECT.get(v, model.READ_REMOTE), "http") for v in sorted(verbs)]
-        if verbs == {"POST"} and call.arguments and _READ_URL.search(file.text(call.arguments[0])):
-            effects = [(model.READ_REMOTE, "http-post-read")]  # a search or query sent as POST
+        if verbs == {"POST"} and _post_reads(file, call, scope):
+            effects = [(model.READ_REMOTE, "http-post-read")]  # a search, query or token sent as POST
         url = call.arguments[0] if call.arguments else None
         if rule.method == "argument" and len(call.arguments) > 1:
             url = next((a for a in call.arguments if (verb_of(file.text(a)) is None and a.type != "identifier")
@@ -123,6 +126,14 @@ def _http(file: SourceFile, syntax: Syntax, known: Knowledge, call: Call, scope:
             effects.append((model.EGRESS_OPEN, "http-url-from-input"))
         return effects
     return None
+
+
+def _post_reads(file: SourceFile, call: Call, scope: Scope) -> bool:
+    """Whether a POST's endpoint, as written or passed down, names a read (``/search``,
+    ``users.search``, ``oauth/token``): such a POST asks, it does not change."""
+    url = [a for a in call.arguments[:2] if verb_of(file.text(a)) is None][:1]
+    texts = [file.text(a) for a in url] + [t for t in scope.literals if _ENDPOINT.match(t)]
+    return any(_READ_URL.search(text) for text in texts)
 
 
 def _verbs(file: SourceFile, call: Call, where: str, scope: Scope) -> set[str]:

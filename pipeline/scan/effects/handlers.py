@@ -60,6 +60,10 @@ def _decorated(shelf: Shelf, file: SourceFile, syntax: Syntax, line: int) -> Loc
 
 
 def _argument(shelf: Shelf, file: SourceFile, syntax: Syntax, line: int) -> Located | None:
+    for node in _inside_line(file, line, syntax.calls):
+        found = _function_argument(shelf, file, syntax, node)
+        if found is not None:
+            return found
     for depth, node in enumerate(at_line(file, line)):
         if node.type in syntax.calls and file.line(node) <= line:
             found = _function_argument(shelf, file, syntax, node)
@@ -113,8 +117,16 @@ def _member(shelf: Shelf, file: SourceFile, syntax: Syntax, line: int) -> Locate
 
 
 def _objects_from(file: SourceFile, line: int) -> list[Node]:
-    """The object literals inside the outermost node that starts on ``line``, to four levels:
+    """The object literals inside the outermost node that starts on ``line``, to five levels:
     ``const tool = (ctx) => ({ ..., execute: fn })`` is registered at the ``const``."""
+    return _inside_line(file, line, frozenset({"object", "dictionary", "composite_literal", "literal_value"}),
+                        same_line=False)
+
+
+def _inside_line(file: SourceFile, line: int, types: frozenset[str], same_line: bool = True) -> list[Node]:
+    """The nodes of ``types`` inside the outermost node that starts on ``line`` (to five levels),
+    those that start on ``line`` only when ``same_line``: ``var X = lib.MustTool("name", ..., fn)``
+    is registered at the ``var``."""
     top = None
     for node in at_line(file, line):
         if file.line(node) != line:
@@ -124,7 +136,7 @@ def _objects_from(file: SourceFile, line: int) -> list[Node]:
     level = [top] if top is not None else []
     for _ in range(5):
         level = [c for n in level for c in n.named_children]
-        found.extend(n for n in level if n.type in ("object", "dictionary", "composite_literal", "literal_value"))
+        found.extend(n for n in level if n.type in types and (not same_line or file.line(n) == line))
     return found
 
 

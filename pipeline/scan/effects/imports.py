@@ -25,7 +25,7 @@ CLIENTISH = re.compile(r"(?i)^_*(?:\w*(?:client|api|sdk|service|svc|octokit|gith
                        r"jira|confluence|linear|kube|clientset|k8s|aws|s3|ec2|dynamo|gcs|bucket|storage|firestore|"
                        r"collection|coll|pinecone|elastic|redis|mongo|supabase|firebase|twilio|sendgrid|openai|"
                        r"anthropic|wallet|signer|contract|web3|ethers|viem|provider|gateway|connector|conn|"
-                       r"connection|session|db|database|repo|repository)\w*|es|gh|ec|pc|sf|sdk)$")
+                       r"connection|session|db|database|repo|repository)\w*|es|gh|sdk)$")
 
 
 def external_names(file: SourceFile) -> frozenset[str]:
