@@ -62,9 +62,11 @@ def by_verb(file: SourceFile, known: Knowledge, call: Call) -> Found | None:
     root = receiver[0].split("(")[0] if receiver else ""
     if not root or root in known.local_receivers or call.receiver in known.local_receivers:
         return None
-    externals = imports.external_names(file)
-    if _LOCALISH.search(root) or not (root in externals or imports.CLIENTISH.match(root)
-                                      or imports.made_from(file, root, externals)):
+    externals = imports.external_names(file) - known.local_packages
+    segments = [part.split("(")[0] for part in receiver]
+    if _LOCALISH.search(root) or root in known.local_packages or not (
+            root in externals or any(imports.CLIENTISH.match(p) for p in segments)
+            or imports.made_from(file, root, externals)):
         return None
     method = call.method
     if "Option" in method:
@@ -72,9 +74,12 @@ def by_verb(file: SourceFile, known: Knowledge, call: Call) -> Found | None:
     command = _COMMAND.match(file.text(call.arguments[0])) if call.arguments and method in ("send", "execute") else None
     if command is not None:
         method = command.group(1)
-    elif method in known.inert and not (_deep(call.receiver) or method in _DATA_VERBS):
+    elif method in _COLLECTION or "[" in call.receiver or (method in known.inert and not (
+            _deep(call.receiver) or method in _DATA_VERBS)):
         return None
     words = _WORDS.findall(method.lstrip("_$"))
+    if len(words) > 1 and words[0].lower() == "set":
+        return None  # setX: a setter on an object in the process, not a service call
     family = known.verbs.get(words[0].lower()) if words else None
     if family is None or (len(words) == 1 and not _deep(call.receiver)
                           and not (method.lower() in _DATA_VERBS and imports.CLIENTISH.match(root))):
@@ -88,6 +93,9 @@ _READ_URL = re.compile(r"(?i)(?:search|query|find|list|get|rerank|scrap|validat|
                        r"retriev|count|explain|preview|estimate|graphql|token|oauth|auth|login|compile|render|"
                        r"convert|check|analy|info|history|replies|unread)")
 _ENDPOINT = re.compile(r"^/?[\w.\-/{}:$]+$")
+#: a collection's own methods: never a service call, however deep the receiver
+_COLLECTION = frozenset({"append", "extend", "push", "pop", "clear", "sort", "reverse", "splice", "shift", "unshift",
+                         "discard", "setdefault", "replace_with", "insert_before", "insert_after", "appendChild"})
 _COMMAND = re.compile(r"\s*new\s+(\w+?)Command\b")
 #: verbs that change a store even when called on a client held in one name (``coll.save(doc)``)
 _DATA_VERBS = frozenset({"save", "update", "remove", "delete", "insert", "create", "upsert", "put", "patch",
@@ -131,8 +139,9 @@ def _http(file: SourceFile, syntax: Syntax, known: Knowledge, call: Call, scope:
 def _post_reads(file: SourceFile, call: Call, scope: Scope) -> bool:
     """Whether a POST's endpoint, as written or passed down, names a read (``/search``,
     ``users.search``, ``oauth/token``): such a POST asks, it does not change."""
-    url = [a for a in call.arguments[:2] if verb_of(file.text(a)) is None][:1]
-    texts = [file.text(a) for a in url] + [t for t in scope.literals if _ENDPOINT.match(t)]
+    positional = [a for a in call.arguments[:3] if a.type not in ("keyword_argument", "object", "dictionary")]
+    texts = [file.text(a) for a in positional if verb_of(file.text(a)) is None and file.text(a) not in ("ctx", "context")]
+    texts = texts[:1] + [t for t in scope.literals if _ENDPOINT.match(t)]
     return any(_READ_URL.search(text) for text in texts)
 
 
@@ -141,14 +150,22 @@ def _verbs(file: SourceFile, call: Call, where: str, scope: Scope) -> set[str]:
     written, the verbs passed down when it is not a literal."""
     if where == "option":
         value = keyword(file, call.arguments, "method")
-        if value is None:
-            return {"GET"}
+        if value is None:  # no method written: GET, unless the options come from the caller (`...init`)
+            passed = {v for literal in scope.literals if (v := verb_of(literal)) is not None}
+            return passed if passed and _forwarded(call) else {"GET"}
         written = verb_of(file.text(value))
     else:
         written = next((v for a in call.arguments if (v := verb_of(_resolved(file, a, scope))) is not None), None)
     if written is not None:
         return {written}
     return {v for literal in scope.literals if (v := verb_of(literal)) is not None}
+
+
+def _forwarded(call: Call) -> bool:
+    """Whether a call's options come from its caller: an options variable, or a spread in them."""
+    options = call.arguments[1:2]
+    return any(a.type in ("identifier", "member_expression") or
+               any(c.type in ("spread_element", "dictionary_splat") for c in a.named_children) for a in options)
 
 
 def _resolved(file: SourceFile, node: object, scope: Scope) -> str:
@@ -169,8 +186,24 @@ def _process_or_fs(file: SourceFile, syntax: Syntax, known: Knowledge, call: Cal
             continue
         if rule.needs_input and not (call.arguments and input_rooted(file.text(call.arguments[0]), scope.inputs)):
             continue
+        if rule.effect == "command-remote":
+            return [(_command(file, known, call, scope), rule.rule)]
         return [(rule.effect, rule.rule)]
     return None
+
+
+def _command(file: SourceFile, known: Knowledge, call: Call, scope: Scope) -> str:
+    """A command sent to another host, by its first verb (``/queue tree remove``: a delete);
+    ``exec`` when it comes from the input or names no verb."""
+    first = file.text(call.arguments[0]) if call.arguments else ""
+    if not call.arguments or input_rooted(first, scope.inputs):
+        return model.EXEC
+    for text in (first, *scope.literals):
+        for word in re.findall(r"[a-z]+", text.lower()):
+            family = known.verbs.get(word)
+            if family is not None:
+                return f"{family}-remote"
+    return model.READ_REMOTE if scope.literals else model.EXEC  # a fixed command that names no change
 
 
 def _sql(file: SourceFile, syntax: Syntax, known: Knowledge, call: Call, scope: Scope) -> Found | None:

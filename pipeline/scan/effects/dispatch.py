@@ -45,7 +45,12 @@ def by_name(shelf: Shelf, file: SourceFile, syntax: Syntax, tool_name: str, line
         found = _by_alias(shelf, file, syntax, alias, line)
         if found is not None:
             return found
-    others = sorted((p for p in shelf.files if p != file.path), key=lambda p: (_TESTS.search(p) is not None, p))
+    for name in spellings(tool_name):
+        functions = [c for c in shelf.named(name, syntax.language) if not _TESTS.search(c[0].path)]
+        if len(functions) == 1:
+            return Handler(functions[0][0].path, functions[0][0].line(functions[0][1]), "named"), *functions[0]
+    own_test = _TESTS.search(file.path) is not None  # a server's handler is never in its tests
+    others = sorted(p for p in shelf.files if p != file.path and (own_test or not _TESTS.search(p)))
     branch: Located | None = None
     for other in [file, *(shelf.files[p] for p in others)]:
         if language_of(other.path) != syntax.language or quoted not in other.data:
@@ -58,6 +63,19 @@ def by_name(shelf: Shelf, file: SourceFile, syntax: Syntax, tool_name: str, line
                 return found  # a table's function outranks a branch (which may only describe the tool)
             branch = branch or found
     return branch
+
+
+def spellings(tool_name: str) -> list[str]:
+    """The names a function that runs a tool may carry: the tool's own (``notion_update_content``),
+    in camelCase, and behind ``handle`` (``handle_get_item``, ``handleGetItem``)."""
+    words = [w for w in re.split(r"[^0-9A-Za-z]+", tool_name) if w]
+    if not words:
+        return []
+    camel = words[0][:1].lower() + words[0][1:] + "".join(w[:1].upper() + w[1:] for w in words[1:])
+    pascal = camel[:1].upper() + camel[1:]
+    snake = "_".join(w.lower() for w in words)
+    names = [tool_name, camel, snake, f"handle_{snake}", f"handle{pascal}", f"{camel}Handler", f"{snake}_handler"]
+    return [n for n in dict.fromkeys(names) if n.isidentifier()]
 
 
 def _by_alias(shelf: Shelf, file: SourceFile, syntax: Syntax, alias: str, line: int) -> Located | None:

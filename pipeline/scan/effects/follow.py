@@ -24,6 +24,7 @@ MAX_FUNCTIONS = 400
 #: a name defined in more places than this is too common to follow (``get``, ``run``)
 MAX_CANDIDATES = 4
 
+_REFERENCES = frozenset({"identifier", "attribute", "member_expression", "selector_expression"})
 _BINDINGS = ("identifier", "shorthand_property_identifier_pattern")
 _ASSIGNMENTS = {"variable_declarator": ("name", "value"), "assignment_expression": ("left", "right"),
                 "assignment": ("left", "right"), "short_var_declaration": ("left", "right"),
@@ -58,12 +59,12 @@ class Follower:
         """Every effect reachable from the handler ``node`` of ``file``, and the functions read."""
         language = language_of(file.path) or ""
         syntax = SYNTAXES[language]
-        seen: set[tuple[str, int]] = set()
+        seen: set[tuple[str, int, tuple[str, ...], frozenset[str]]] = set()
         found: list[model.Effect] = []
         stack = [Frame(file, node, node, 0, inputs | frozenset(syntax.inputs), ())]
         while stack and len(seen) < MAX_FUNCTIONS:
             frame = stack.pop()
-            key = (frame.file.path, frame.node.start_byte)
+            key = (frame.file.path, frame.node.start_byte, frame.literals[:8], frame.inputs)
             if key in seen:
                 continue
             seen.add(key)
@@ -92,8 +93,23 @@ class Follower:
                         yield None, self._enter(frame, syntax, call, target_file, target, scope)
                     continue
                 found = by_verb(file, known, call)
+            for callback in self._callbacks(file, syntax, call, frame, scope):
+                yield None, callback
             for kind, rule in found or ():
                 yield model.Effect(kind, file.path, file.line(node), one_line(file, node), rule, frame.depth), None
+
+    def _callbacks(self, file: SourceFile, syntax: Syntax, call: Call, frame: Frame, scope: Scope) -> Iterator[Frame]:
+        """The repository's functions a call is handed to run (``asyncio.to_thread(fn)``,
+        ``promise.then(handler)``, ``go worker()``): each is followed as if called."""
+        for arg in call.arguments:
+            if arg.type not in _REFERENCES or file.text(arg) in scope.inputs or file.text(arg) in scope.constants:
+                continue
+            name = file.text(arg).rsplit(".", 1)[-1]
+            local = [c for c in self.shelf.named(name, syntax.language) if c[0].path == file.path and c[1] != frame.function]
+            for target_file, target in local[:MAX_CANDIDATES]:
+                entered = self._enter(frame, syntax, Call(call.node, name, ()), target_file, target, scope)
+                if entered is not None:
+                    yield entered
 
     def _targets(self, file: SourceFile, syntax: Syntax, call: Call, current: Node) -> list[tuple[SourceFile, Node]]:
         """The repository's functions a call may run, the calling function aside: for ``name()``
@@ -133,7 +149,7 @@ class Follower:
         literals = (*literals_in(frame.file, syntax, call.arguments),
                     *(scope.constants[text] for a in call.arguments
                       if (text := frame.file.text(a)) in scope.constants),
-                    *frame.literals)[:32]
+                    *frame.literals)[:96]
         body = target.child_by_field_name("body") or target
         return Frame(file, body, target, frame.depth + 1, frozenset(passed), literals)
 

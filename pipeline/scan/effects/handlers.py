@@ -96,7 +96,7 @@ def _function_argument(shelf: Shelf, file: SourceFile, syntax: Syntax, call: Nod
 
 
 def _member(shelf: Shelf, file: SourceFile, syntax: Syntax, line: int) -> Located | None:
-    for node in [*_objects_from(file, line), *at_line(file, line)]:
+    for node in [*_objects_from(file, line, syntax), *at_line(file, line)]:
         if node.type in ("object", "dictionary", "composite_literal", "literal_value", "call", "argument_list"):
             for pair in node.named_children:
                 key, value = key_value(pair)
@@ -105,7 +105,8 @@ def _member(shelf: Shelf, file: SourceFile, syntax: Syntax, line: int) -> Locate
                         return made("member", file, pair)
                     if value is not None and value.type in syntax.functions:
                         return made("member", file, value)
-                    if value is not None and value.type in ("identifier", "member_expression", "attribute"):
+                    if value is not None and value.type in ("identifier", "member_expression", "attribute",
+                                                            "selector_expression"):
                         found = named(shelf, file, syntax, file.text(value).rsplit(".", 1)[-1])
                         if found is not None:
                             return found
@@ -116,11 +117,11 @@ def _member(shelf: Shelf, file: SourceFile, syntax: Syntax, line: int) -> Locate
     return None
 
 
-def _objects_from(file: SourceFile, line: int) -> list[Node]:
+def _objects_from(file: SourceFile, line: int, syntax: Syntax) -> list[Node]:
     """The object literals inside the outermost node that starts on ``line``, to five levels:
     ``const tool = (ctx) => ({ ..., execute: fn })`` is registered at the ``const``."""
-    return _inside_line(file, line, frozenset({"object", "dictionary", "composite_literal", "literal_value"}),
-                        same_line=False)
+    return _inside_line(file, line, frozenset({"object", "dictionary", "composite_literal", "literal_value"})
+                        | syntax.classes, same_line=False)
 
 
 def _inside_line(file: SourceFile, line: int, types: frozenset[str], same_line: bool = True) -> list[Node]:

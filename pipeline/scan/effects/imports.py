@@ -78,7 +78,7 @@ def _listed(group: bytes | None) -> list[str]:
     return [p.removeprefix("type ").strip() for p in parts if p and p.replace("$", "_").isidentifier()]
 
 
-def made_from(file: SourceFile, name: str, externals: frozenset[str]) -> bool:
+def made_from(file: SourceFile, name: str, externals: frozenset[str], depth: int = 2) -> bool:
     """Whether ``name`` is assigned an object made by an imported package
     (``client = new Octokit(...)``, ``self.s3 = boto3.client("s3")``)."""
     if not name.replace("$", "_").isidentifier():
@@ -87,7 +87,10 @@ def made_from(file: SourceFile, name: str, externals: frozenset[str]) -> bool:
                          rb"(?:new\s+([\w$]+)|(?:this\.|self\.)?([\w$]+)(?:\.\w+)*\()")
     for m in pattern.finditer(file.data):
         made = (m.group(1) or m.group(2)).decode()
-        if made in externals or CLIENTISH.match(made):
+        if made in externals or CLIENTISH.match(made) or (depth > 1 and made != name and
+                                                            made_from(file, made, externals, depth - 1)):
             return True
-    typed = re.compile(rb"\b" + re.escape(name.encode()) + rb"(?:\s*\??:\s*|\s+\*?)([\w$]+)")  # lara: Translator
-    return any(m.group(1).decode() in externals for m in typed.finditer(file.data))
+    typed = re.compile(rb"\b" + re.escape(name.encode()) + rb"(?:\s*\??:\s*|\s+\*?)([\w$]+)(?:\.([\w$]+))?")
+    go = language_of(file.path) == "go"  # lara: Translator; in Go only a client type (c *github.Client)
+    return any(m.group(1).decode() in externals and (not go or CLIENTISH.match((m.group(2) or m.group(1)).decode()))
+               for m in typed.finditer(file.data))

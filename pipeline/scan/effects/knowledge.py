@@ -77,6 +77,8 @@ class Knowledge:
     """method names that never leave the process, whatever their verb."""
     local_receivers: frozenset[str]
     """receivers whose methods are never a service's."""
+    local_packages: frozenset[str]
+    """imported names whose objects live in the process (``bs4``, ``pandas``)."""
 
 
 def _table(name: str) -> dict[str, Any]:
@@ -117,4 +119,5 @@ def knowledge(language: str) -> Knowledge:
         query_shape=_pattern(query["shape"], "knowledge/common.toml"),
         verbs=verbs, inert=frozenset(common["verbs"]["inert"]),
         local_receivers=frozenset(common["verbs"]["local_receivers"]),
+        local_packages=frozenset(common["verbs"]["local_packages"]),
     )

@@ -38,7 +38,8 @@ class Handler:
     line: int | None
     """1-based first line of the handler."""
     kind: str
-    """how it was found: ``inline`` (a function written in the registration), ``reference`` (a
+    """how it was found: ``inline`` (a function written in the registration), ``named`` (a function
+    named for the tool: ``get_item``, ``handleGetItem``), ``reference`` (a
     named function or method the registration passes), ``decorated`` (the function under a
     decorator), ``member`` (a method or function-valued field of the tool's object or class),
     ``branch`` (the branch of a dispatcher that tests the tool's name), ``mapped`` (the value of a
