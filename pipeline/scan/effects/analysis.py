@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from pipeline.scan.detect.model import Tool
 from pipeline.scan.detect.source import language_of
 from pipeline.scan.effects import handlers, model
+from pipeline.scan.effects.calls import HTTP_VERBS
 from pipeline.scan.effects.follow import Follower
 from pipeline.scan.effects.languages import SYNTAXES, parameters
 from pipeline.scan.effects.model import Effect, Handler, ToolEffects
@@ -19,8 +21,8 @@ def analyse(tools: Iterable[Tool], shelf: Shelf) -> tuple[ToolEffects, ...]:
     follower = Follower(shelf)
     found: list[ToolEffects] = []
     for tool in tools:
-        if not tool.is_mcp:
-            continue
+        if not tool.is_mcp or tool.role != "server":
+            continue  # examples and tests are not what a client receives
         if language_of(tool.path) not in SYNTAXES:
             found.append(ToolEffects(tool.path, tool.line, tool.tool_name,
                                      Handler(None, None, "none", "language not followed"), ()))
@@ -36,7 +38,8 @@ def _one(tool: Tool, shelf: Shelf, follower: Follower) -> ToolEffects:
             return ToolEffects(tool.path, tool.line, tool.tool_name, handler, ())
         inputs = frozenset(parameters(file, node)) if node.type in SYNTAXES[language_of(file.path) or ""].functions \
             else frozenset()
-        effects, read = follower.effects(file, node, inputs)
+        seeds = _name_verbs(tool.tool_name) if handler.kind == "generic" else ()
+        effects, read = follower.effects(file, node, inputs, seeds)
     except (RecursionError, ValueError, LookupError, UnicodeError) as exc:
         reason = f"analysis failed: {type(exc).__name__}"
         return ToolEffects(tool.path, tool.line, tool.tool_name, Handler(None, None, "none", reason), ())
@@ -45,3 +48,10 @@ def _one(tool: Tool, shelf: Shelf, follower: Follower) -> ToolEffects:
     return ToolEffects(tool.path, tool.line, tool.tool_name, handler,
                        kept or (Effect(model.NONE, handler.path or tool.path, handler.line or tool.line, "", "none"),),
                        read)
+
+
+def _name_verbs(name: str | None) -> tuple[str, ...]:
+    """The HTTP verbs a tool's name holds (``edubase_post_user``): a generic handler that builds its
+    request from the name it runs under sends them."""
+    words = [w.upper() for w in re.split(r"[^A-Za-z]+", name or "") if w]
+    return tuple(w for w in words if w in HTTP_VERBS)

@@ -92,6 +92,7 @@ _LOCALISH = re.compile(r"(?i)(?:cache|map|list|set|registry|dict|options|config|
 _READ_URL = re.compile(r"(?i)(?:search|query|find|list|get|rerank|scrap|validat|fetch|read|lookup|describe|"
                        r"retriev|count|explain|preview|estimate|graphql|token|oauth|auth|login|compile|render|"
                        r"convert|check|analy|info|history|replies|unread)")
+_NOT_PATH = re.compile(r"['\"`](?:GET|POST|PUT|PATCH|DELETE|HEAD)['\"`]|\b(?:get|Get)[A-Z_]\w*\(|\w+\.stringify")
 _ENDPOINT = re.compile(r"^/?[\w.\-/{}:$]+$")
 #: a collection's own methods: never a service call, however deep the receiver
 _COLLECTION = frozenset({"append", "extend", "push", "pop", "clear", "sort", "reverse", "splice", "shift", "unshift",
@@ -112,6 +113,8 @@ def _deep(receiver: str) -> bool:
 
 
 def _http(file: SourceFile, syntax: Syntax, known: Knowledge, call: Call, scope: Scope) -> Found | None:
+    if known.any_call.search(call.callee) is None:
+        return None
     for rule in known.http:
         found = rule.match.search(call.callee)
         if found is None:
@@ -141,8 +144,8 @@ def _post_reads(file: SourceFile, call: Call, scope: Scope) -> bool:
     ``users.search``, ``oauth/token``): such a POST asks, it does not change."""
     positional = [a for a in call.arguments[:3] if a.type not in ("keyword_argument", "object", "dictionary")]
     texts = [file.text(a) for a in positional if verb_of(file.text(a)) is None and file.text(a) not in ("ctx", "context")]
-    texts = texts[:1] + [t for t in scope.literals if _ENDPOINT.match(t)]
-    return any(_READ_URL.search(text) for text in texts)
+    texts = texts[:1] + [t for t in scope.literals if _ENDPOINT.match(t) and verb_of(t) is None]
+    return any(_READ_URL.search(_NOT_PATH.sub("", text)) for text in texts)
 
 
 def _verbs(file: SourceFile, call: Call, where: str, scope: Scope) -> set[str]:
@@ -179,6 +182,8 @@ def _process_or_fs(file: SourceFile, syntax: Syntax, known: Knowledge, call: Cal
         value = string_value(file, mode) if mode is not None and mode.type in syntax.strings else None
         writes = value is not None and any(c in value for c in "wax+")
         return [(model.WRITE_LOCAL if writes else model.READ_LOCAL, "fs")]
+    if known.any_call.search(call.callee) is None:
+        return None
     for rule in known.calls:
         if rule.match.search(call.callee) is None:
             continue
@@ -218,8 +223,8 @@ def _sql(file: SourceFile, syntax: Syntax, known: Knowledge, call: Call, scope: 
     if queries:
         return [(_query_effect(known, q, where), "sql") for q in queries[:1]]
     first = file.text(call.arguments[0])
-    if call.method in sql.from_input and input_rooted(first, scope.inputs):
-        return [(model.EXEC, "sql-from-input")]
+    if call.method in sql.from_input and input_rooted(first, scope.inputs):  # any query: it can write and delete
+        return [(model.EXEC, "sql-from-input"), (f"write-{where}", "sql-from-input"), (f"delete-{where}", "sql-from-input")]
     passed = [q for q in scope.literals if known.query_shape.search(q)]
     if passed and call.arguments[0].type not in syntax.strings:
         return [(_query_effect(known, q, where), "sql") for q in passed[:3]]

@@ -96,18 +96,26 @@ def _by_alias(shelf: Shelf, file: SourceFile, syntax: Syntax, alias: str, line: 
     return None
 
 
-def _strings(file: SourceFile, syntax: Syntax, value: str) -> Iterator[Node]:
+def _strings(file: SourceFile, syntax: Syntax, value: str) -> list[Node]:
+    """The string literals of ``file`` (and the keys of its objects) that read ``value``."""
+    return file.kept("effects-strings", lambda: _string_index(file, syntax)).get(value, [])
+
+
+def _string_index(file: SourceFile, syntax: Syntax) -> dict[str, list[Node]]:
+    index: dict[str, list[Node]] = {}
     stack = [file.tree.root_node]
     while stack:
         node = stack.pop()
         if node.type in syntax.strings:
-            if string_value(file, node) == value:
-                yield node
+            if (value := string_value(file, node)) is not None:
+                index.setdefault(value, []).append(node)
             continue
-        if node.type == "property_identifier" and node.parent is not None and node.parent.type == "pair" \
-                and file.text(node) == value:
-            yield node
+        if node.type == "property_identifier" and node.parent is not None and node.parent.type == "pair":
+            index.setdefault(file.text(node), []).append(node)
         stack.extend(node.children)
+    for nodes in index.values():
+        nodes.sort(key=lambda n: n.start_byte)
+    return index
 
 
 def _branch_of(shelf: Shelf, file: SourceFile, syntax: Syntax, node: Node) -> Located | None:
@@ -136,3 +144,40 @@ def _branch_of(shelf: Shelf, file: SourceFile, syntax: Syntax, node: Node) -> Lo
             return None
         parent = parent.parent
     return None
+
+
+#: registration methods whose name argument, in a loop over definitions, is read from each one
+_REGISTERS = frozenset({"registerTool", "tool", "addTool", "AddTool", "add_tool", "RegisterTool", "register_tool"})
+_DYNAMIC_NAME = re.compile(r"^[\w$]+(?:\.[\w$]+)*(?:\.(?:name|Name|method)|\[[\"']name[\"']\])$")
+
+
+def generic(shelf: Shelf, file: SourceFile, syntax: Syntax) -> Located | None:
+    """The one handler a loop registers every listed definition with
+    (``for (const tool of TOOLS) server.registerTool(tool.name, ..., async (args) => ...)``): the
+    registration call, anywhere in the tree's own code, whose name is read from the definition."""
+    from pipeline.scan.effects.handlers import function_argument  # the finders share it
+
+    found: list[Located] = []
+    for path, other in sorted(shelf.files.items()):
+        if language_of(path) != syntax.language or _TESTS.search(path) or not any(
+                word.encode() in other.data for word in _REGISTERS):
+            continue
+        for call in _registrations(other, syntax):
+            located = function_argument(shelf, other, syntax, call)
+            if located is not None:
+                found.append((Handler(located[0].path, located[0].line, "generic"), located[1], located[2]))
+    return found[0] if len(found) == 1 else None
+
+
+def _registrations(file: SourceFile, syntax: Syntax) -> Iterator[Node]:
+    stack = [file.tree.root_node]
+    while stack:
+        node = stack.pop()
+        if node.type in syntax.calls:
+            target = node.child_by_field_name("function")
+            arguments = node.child_by_field_name("arguments")
+            name = file.text(target).rsplit(".", 1)[-1] if target is not None else ""
+            first = arguments.named_children[0] if arguments is not None and arguments.named_children else None
+            if name in _REGISTERS and first is not None and _DYNAMIC_NAME.match(file.text(first)):
+                yield node
+        stack.extend(node.children)

@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from pipeline.scan.detect.source import SourceFile, language_of
-from pipeline.scan.detect.syntax import Node
+from pipeline.scan.detect.source import GRAMMARS, SourceFile, extension, language_of, parser_for
+from pipeline.scan.detect.syntax import Node, capture_map, compiled
 from pipeline.scan.effects import model
 from pipeline.scan.effects.calls import Call, call_of, input_rooted, literals_in, one_line
 from pipeline.scan.effects.classify import Scope, by_verb, classify
@@ -24,6 +24,7 @@ MAX_FUNCTIONS = 400
 #: a name defined in more places than this is too common to follow (``get``, ``run``)
 MAX_CANDIDATES = 4
 
+_CALL_KINDS = ("call_expression", "new_expression", "call")
 _REFERENCES = frozenset({"identifier", "attribute", "member_expression", "selector_expression"})
 _BINDINGS = ("identifier", "shorthand_property_identifier_pattern")
 _ASSIGNMENTS = {"variable_declarator": ("name", "value"), "assignment_expression": ("left", "right"),
@@ -54,21 +55,27 @@ class Follower:
 
     def __init__(self, shelf: Shelf) -> None:
         self.shelf = shelf
+        self._done: dict[tuple[str, int, int, tuple[str, ...], frozenset[str]], list[tuple[model.Effect | None, Frame | None]]] = {}
 
-    def effects(self, file: SourceFile, node: Node, inputs: frozenset[str]) -> tuple[list[model.Effect], int]:
-        """Every effect reachable from the handler ``node`` of ``file``, and the functions read."""
+    def effects(self, file: SourceFile, node: Node, inputs: frozenset[str],
+                literals: tuple[str, ...] = ()) -> tuple[list[model.Effect], int]:
+        """Every effect reachable from the handler ``node`` of ``file``, and the functions read;
+        ``literals`` are strings the handler runs with (a generic handler's HTTP verbs)."""
         language = language_of(file.path) or ""
         syntax = SYNTAXES[language]
         seen: set[tuple[str, int, tuple[str, ...], frozenset[str]]] = set()
         found: list[model.Effect] = []
-        stack = [Frame(file, node, node, 0, inputs | frozenset(syntax.inputs), ())]
+        stack = [Frame(file, node, node, 0, inputs | frozenset(syntax.inputs), literals)]
         while stack and len(seen) < MAX_FUNCTIONS:
             frame = stack.pop()
             key = (frame.file.path, frame.node.start_byte, frame.literals[:8], frame.inputs)
             if key in seen:
                 continue
             seen.add(key)
-            for effect, followed in self._frame(frame, syntax):
+            known = (frame.file.path, frame.node.start_byte, frame.depth, frame.literals[:8], frame.inputs)
+            if known not in self._done:  # a function read for one tool serves the next that reaches it
+                self._done[known] = list(self._frame(frame, syntax))
+            for effect, followed in self._done[known]:
                 if effect is not None:
                     found.append(effect)
                 if followed is not None:
@@ -79,9 +86,9 @@ class Follower:
         file = frame.file
         known = knowledge(syntax.language)
         inputs, constants = _locals(file, syntax, frame.node, frame.inputs)
-        local_db = any(word.encode() in file.data for word in known.sql.local)
+        local_db = file.kept("effects-local-db", lambda: any(w.encode() in file.data for w in known.sql.local))
         scope = Scope(inputs, frame.literals, constants, local_db)
-        for node in _calls(frame.node, syntax):
+        for node in _calls(file, frame.node):
             call = call_of(file, node)
             if call is None:
                 continue
@@ -173,14 +180,18 @@ def _values(file: SourceFile, node: Node) -> list[str]:
     return [file.text(p.child_by_field_name("value") or p) for p in node.named_children]
 
 
-def _calls(node: Node, syntax: Syntax) -> Iterator[Node]:
+def _calls(file: SourceFile, node: Node) -> list[Node]:
     """The call nodes below ``node`` in source order (closures written inside it included)."""
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if current.type in syntax.calls:
-            yield current
-        stack.extend(reversed(current.children))
+    return _query(file, _CALL_KINDS, node)
+
+
+def _query(file: SourceFile, kinds: tuple[str, ...], node: Node) -> list[Node]:
+    """The nodes of ``kinds`` (those the file's grammar has) below ``node``, by one query."""
+    _, module, function = GRAMMARS[extension(file.path)]
+    language = parser_for(module, function).language
+    present = sorted(k for k in kinds if language.id_for_node_kind(k, True))
+    query = compiled(module, function, "[" + " ".join(f"({k})" for k in present) + "] @n")
+    return capture_map(query, node).get("n", [])
 
 
 def _locals(file: SourceFile, syntax: Syntax, node: Node,
@@ -188,7 +199,7 @@ def _locals(file: SourceFile, syntax: Syntax, node: Node,
     """The names a function binds from its input (``url = args.url``, ``const { url } = args``),
     and those it binds to a string literal, in two passes over its assignments."""
     names, constants = set(inputs), {}
-    assignments = [n for n in _all(node) if n.type in _ASSIGNMENTS]
+    assignments = _assignments(file, syntax, node)
     for _ in range(2):
         for assignment in assignments:
             left_field, right_field = _ASSIGNMENTS[assignment.type]
@@ -202,6 +213,11 @@ def _locals(file: SourceFile, syntax: Syntax, node: Node,
             elif input_rooted(file.text(value), frozenset(names)):
                 names.update(targets)
     return frozenset(names), constants
+
+
+def _assignments(file: SourceFile, syntax: Syntax, node: Node) -> list[Node]:
+    """The assignments below ``node``, in source order."""
+    return _query(file, tuple(_ASSIGNMENTS), node)
 
 
 def _all(node: Node) -> Iterator[Node]:

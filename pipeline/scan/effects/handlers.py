@@ -44,6 +44,9 @@ def locate(shelf: Shelf, path: str, line: int, tool_name: str | None) -> Located
         found = dispatch.by_name(shelf, file, syntax, tool_name, line, dispatch.name_expression(file, syntax, line))
         if found is not None:
             return found
+    found = dispatch.generic(shelf, file, syntax)
+    if found is not None:
+        return found
     return Handler(None, None, "none", "no function at the registration"), None, None
 
 
@@ -61,12 +64,12 @@ def _decorated(shelf: Shelf, file: SourceFile, syntax: Syntax, line: int) -> Loc
 
 def _argument(shelf: Shelf, file: SourceFile, syntax: Syntax, line: int) -> Located | None:
     for node in _inside_line(file, line, syntax.calls):
-        found = _function_argument(shelf, file, syntax, node)
+        found = function_argument(shelf, file, syntax, node)
         if found is not None:
             return found
     for depth, node in enumerate(at_line(file, line)):
         if node.type in syntax.calls and file.line(node) <= line:
-            found = _function_argument(shelf, file, syntax, node)
+            found = function_argument(shelf, file, syntax, node)
             if found is not None:
                 return found
         if depth > 12 or node.type in syntax.functions:
@@ -74,7 +77,7 @@ def _argument(shelf: Shelf, file: SourceFile, syntax: Syntax, line: int) -> Loca
     return None
 
 
-def _function_argument(shelf: Shelf, file: SourceFile, syntax: Syntax, call: Node) -> Located | None:
+def function_argument(shelf: Shelf, file: SourceFile, syntax: Syntax, call: Node) -> Located | None:
     arguments = call.child_by_field_name("arguments")
     if arguments is None:
         return None
@@ -89,7 +92,7 @@ def _function_argument(shelf: Shelf, file: SourceFile, syntax: Syntax, call: Nod
             if found is not None:
                 return found
         if value.type in syntax.calls:
-            inner = _function_argument(shelf, file, syntax, value)
+            inner = function_argument(shelf, file, syntax, value)
             if inner is not None:
                 return inner
     return None

@@ -80,17 +80,31 @@ def _listed(group: bytes | None) -> list[str]:
 
 def made_from(file: SourceFile, name: str, externals: frozenset[str], depth: int = 2) -> bool:
     """Whether ``name`` is assigned an object made by an imported package
-    (``client = new Octokit(...)``, ``self.s3 = boto3.client("s3")``)."""
-    if not name.replace("$", "_").isidentifier():
-        return False
-    pattern = re.compile(rb"\b" + re.escape(name.encode()) + rb"\s*(?::[^=\n]{0,60})?=\s*(?:await\s+)?"
-                         rb"(?:new\s+([\w$]+)|(?:this\.|self\.)?([\w$]+)(?:\.\w+)*\()")
-    for m in pattern.finditer(file.data):
-        made = (m.group(1) or m.group(2)).decode()
-        if made in externals or CLIENTISH.match(made) or (depth > 1 and made != name and
-                                                            made_from(file, made, externals, depth - 1)):
+    (``client = new Octokit(...)``, ``self.s3 = boto3.client("s3")``, one made from such an object),
+    or typed with one (``lara: Translator``; in Go only a client type, ``c *github.Client``)."""
+    made, typed = _bindings(file)
+    for source in made.get(name, ()):
+        if source in externals or CLIENTISH.match(source) or (
+                depth > 1 and source != name and made_from(file, source, externals, depth - 1)):
             return True
-    typed = re.compile(rb"\b" + re.escape(name.encode()) + rb"(?:\s*\??:\s*|\s+\*?)([\w$]+)(?:\.([\w$]+))?")
-    go = language_of(file.path) == "go"  # lara: Translator; in Go only a client type (c *github.Client)
-    return any(m.group(1).decode() in externals and (not go or CLIENTISH.match((m.group(2) or m.group(1)).decode()))
-               for m in typed.finditer(file.data))
+    go = language_of(file.path) == "go"
+    return any(package in externals and (not go or CLIENTISH.match(kind)) for package, kind in typed.get(name, ()))
+
+
+_MADE = re.compile(rb"(?<![\w$])([\w$]+)\s*(?::[^=\n]{0,60})?(?<![=!<>])=(?!=)\s*(?:await\s+)?"
+                   rb"(?:new\s+([\w$]+)|(?:this\.|self\.)?([\w$]+)(?:\.\w+)*\()")
+_TYPED = re.compile(rb"(?<![\w$.])([\w$]+)\s*\??:\s*([\w$]+)(?:\.([\w$]+))?|(?<![\w$.])([\w$]+)[ \t]+\*?([\w$]+)\.([\w$]+)")
+
+
+def _bindings(file: SourceFile) -> tuple[dict[str, set[str]], dict[str, set[tuple[str, str]]]]:
+    """Each name's makers (``x = new A()``, ``x = a.b()``: ``A``, ``a``) and types (package, type)."""
+    def index() -> tuple[dict[str, set[str]], dict[str, set[tuple[str, str]]]]:
+        made: dict[str, set[str]] = {}
+        typed: dict[str, set[tuple[str, str]]] = {}
+        for m in _MADE.finditer(file.data):
+            made.setdefault(m.group(1).decode(), set()).add((m.group(2) or m.group(3)).decode())
+        for m in _TYPED.finditer(file.data):
+            name, package, kind = (m.group(1), m.group(2), m.group(3)) if m.group(1) else m.group(4, 5, 6)
+            typed.setdefault(name.decode(), set()).add((package.decode(), (kind or package).decode()))
+        return made, typed
+    return file.kept("effects-bindings", index)

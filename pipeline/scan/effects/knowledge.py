@@ -79,6 +79,8 @@ class Knowledge:
     """receivers whose methods are never a service's."""
     local_packages: frozenset[str]
     """imported names whose objects live in the process (``bs4``, ``pandas``)."""
+    any_call: re.Pattern[str]
+    """every ``calls`` and ``http`` pattern in one: a callee it misses matches none of them."""
 
 
 def _table(name: str) -> dict[str, Any]:
@@ -120,4 +122,5 @@ def knowledge(language: str) -> Knowledge:
         verbs=verbs, inert=frozenset(common["verbs"]["inert"]),
         local_receivers=frozenset(common["verbs"]["local_receivers"]),
         local_packages=frozenset(common["verbs"]["local_packages"]),
+        any_call=_pattern("|".join(f"(?:{r.match.pattern})" for r in (*calls, *http)) or "(?!)", where),
     )

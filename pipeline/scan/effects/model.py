@@ -42,7 +42,8 @@ class Handler:
     named for the tool: ``get_item``, ``handleGetItem``), ``reference`` (a
     named function or method the registration passes), ``decorated`` (the function under a
     decorator), ``member`` (a method or function-valued field of the tool's object or class),
-    ``branch`` (the branch of a dispatcher that tests the tool's name), ``mapped`` (the value of a
+    ``branch`` (the branch of a dispatcher that tests the tool's name), ``generic`` (the one handler a
+    loop registers every listed definition with), ``mapped`` (the value of a
     name-to-handler table), or ``none``."""
     reason: str = ""
     """why it was not located (``kind`` ``none``), e.g. ``no function argument``."""

@@ -4,11 +4,12 @@ calls lead into it, and indexed by the names of the functions it defines."""
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from pipeline.scan.detect.source import SourceFile, language_of
-from pipeline.scan.detect.syntax import Node
+from pipeline.scan.detect.source import GRAMMARS, SourceFile, extension, language_of, parser_for
+from pipeline.scan.detect.syntax import Node, capture_map, compiled
 from pipeline.scan.effects.languages import SYNTAXES, function_name
 
 #: a file larger than this is not kept (generated bundles, vendored SDKs)
@@ -39,6 +40,7 @@ class Shelf:
     """the bytes kept."""
     _definitions: dict[str, dict[str, list[Node]]] = field(default_factory=dict)
     _by_name: dict[tuple[str, str], list[tuple[SourceFile, Node]]] = field(default_factory=dict)
+    _names: dict[str, dict[str, set[str]]] = field(default_factory=dict)
 
     def add(self, path: str, data: bytes, file: SourceFile | None = None) -> None:
         """Keep one file (``file`` when the detector already holds it, to share its tree)."""
@@ -54,24 +56,52 @@ class Shelf:
     def definitions(self, file: SourceFile) -> dict[str, list[Node]]:
         """The named functions ``file`` defines (declarations, methods, functions bound to a name)."""
         if file.path not in self._definitions:
-            syntax = SYNTAXES[language_of(file.path) or ""]
             found: dict[str, list[Node]] = defaultdict(list)
-            stack = [file.tree.root_node]
-            while stack:
-                node = stack.pop()
-                if node.type in syntax.functions and (name := function_name(file, node)):
+            for node in functions(file):
+                if name := function_name(file, node):
                     found[name].append(node)
-                stack.extend(node.children)
             self._definitions[file.path] = dict(found)
         return self._definitions[file.path]
 
     def named(self, name: str, language: str) -> list[tuple[SourceFile, Node]]:
-        """Every function of ``language`` named ``name`` in the tree (files that hold the name's
-        bytes are parsed on first ask)."""
+        """Every function of ``language`` named ``name`` in the tree: only the files whose text
+        declares the name (``DECLARES``) are parsed, on first ask."""
         key = (name, language)
         if key not in self._by_name:
-            word = name.encode()
-            self._by_name[key] = [(file, node) for path, file in sorted(self.files.items())
-                                  if language_of(path) == language and word in file.data
-                                  for node in self.definitions(file).get(name, [])]
+            paths = self._declared(language).get(name, ())
+            self._by_name[key] = [(self.files[path], node) for path in sorted(paths)
+                                  for node in self.definitions(self.files[path]).get(name, [])]
         return self._by_name[key]
+
+    def _declared(self, language: str) -> dict[str, set[str]]:
+        """Name -> the files of ``language`` whose text declares a function of that name."""
+        if language not in self._names:
+            index: dict[str, set[str]] = defaultdict(set)
+            pattern = DECLARES[language]
+            for path, file in self.files.items():
+                if language_of(path) == language:
+                    for match in pattern.finditer(file.data):
+                        index[next(g for g in match.groups() if g).decode("utf-8", "replace")].add(path)
+            self._names[language] = dict(index)
+        return self._names[language]
+
+
+#: a function's declaration in each followed language, its name in the first group that matched
+DECLARES = {
+    "python": re.compile(rb"^[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)", re.M),
+    "go": re.compile(rb"^func[ \t]*(?:\([^)]*\)[ \t]*)?(\w+)", re.M),
+    "typescript": re.compile(
+        rb"function\s*\*?\s*([\w$]+)|(?<![\w$])([\w$]+)\s*[:=]\s*(?:async\s*)?(?:function\b|\([^()]*\)\s*(?::[^=;{]{0,80})?=>|"
+        rb"[\w$]+\s*=>)|^[ \t]*(?:(?:public|private|protected|static|async|override|readonly|get|set|export)\s+)*"
+        rb"(?<![\w$])([\w$]+)\s*(?:<[^>\n]*>)?\([^()]*\)\s*(?::[^{;]{0,120})?\{", re.M),
+}
+
+
+def functions(file: SourceFile) -> list[Node]:
+    """Every function node of ``file``, by one tree-sitter query (the grammar's own types only)."""
+    _, module, function = GRAMMARS[extension(file.path)]
+    language = parser_for(module, function).language
+    syntax = SYNTAXES[language_of(file.path) or ""]
+    kinds = sorted(k for k in syntax.functions if language.id_for_node_kind(k, True))
+    query = compiled(module, function, "[" + " ".join(f"({k})" for k in kinds) + "] @f")
+    return capture_map(query, file.tree.root_node).get("f", [])
