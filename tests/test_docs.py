@@ -80,7 +80,8 @@ def test_schema_table_lists_the_real_columns(tmp_path: Path) -> None:
     }
     with Store(tmp_path / "c.duckdb") as store:
         for table in ("snapshots", "term_counts", "skipped_files", "manifest_entries", "repo_term_totals", "tools",
-                      "detector_exclusions", "sdk_catalog", "tool_hints_on_wire"):
+                      "detector_exclusions", "sdk_catalog", "tool_hints_on_wire", "tool_handlers", "tool_effects",
+                      "tool_verdicts"):
             cursor = store.connection.execute(f"SELECT * FROM {table} LIMIT 0")
             assert documented[table] == [d[0] for d in cursor.description or ()], table
 

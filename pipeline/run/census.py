@@ -69,7 +69,7 @@ class Census:
         self.cache = ArchiveCache(self.settings.cache_dir, self.settings.api_url)
         self.commits: dict[str, str | None] = {e.repo: e.commit for e in manifest.repos}
         self._pin_failures: dict[str, str] = {}
-        self.detector = Detector()
+        self.detector = Detector(effects=True)
         self._entries = {e.repo: e for e in manifest.repos}
 
     def pin(self, jobs: int = 1) -> list[Outcome]:

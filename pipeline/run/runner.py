@@ -107,7 +107,7 @@ def _fetch_and_scan(task: Task, settings: Settings, client: GitHubClient) -> Tas
         return replace(base, status="unchanged", fetched=fetched)
     try:
         members = limited(source.members(task.commit, fetched), settings.limits)
-        scan = scan_tree(members, task.terms, Detector(), RoleRules(task.entry.server_paths))
+        scan = scan_tree(members, task.terms, Detector(effects=True), RoleRules(task.entry.server_paths))
     except Exception as exc:  # one bad repository never stops a census
         return replace(base, fetched=fetched, stage="scan", reason=reason(exc, settings))
     return replace(base, status="scanned", fetched=fetched, scan=scan)

@@ -9,7 +9,7 @@ path (``roles``), tree notes (``notes``) and the registration detector's rows (`
 by another version is scanned again (from the cache, without downloading).
 """
 
-SCANNER_VERSION = "21"  # 2: the registration detector runs in the same pass; 3: tree notes;
+SCANNER_VERSION = "22"  # 2: the registration detector runs in the same pass; 3: tree notes;
 # 4: wrappers of wrappers, mirrored Go types, TypeScript lists it cannot follow;
 # 5: TypeScript tools written as classes, hints assigned after the object is made;
 # 6: hints a wrapper takes as parameters, records of definitions a tools/list handler lists,
@@ -37,3 +37,4 @@ SCANNER_VERSION = "21"  # 2: the registration detector runs in the same pass; 3:
 # 19: TypeScript tool names a loop builds from a template over strings or an object's keys (templates)
 # 20: a file naming inputSchema is kept (a tool object exported by a module of its own)
 # 21: a proxy's tools/list destructured from a client's listTools() is one unnamed row made at run time
+# 22: each server tool's handler located and read for its effects (tool_handlers, tool_effects, tool_verdicts)

@@ -20,7 +20,7 @@ from pipeline.manifest.manifests import Manifest
 from pipeline.scan.detect import Detection
 from pipeline.scan.detect.model import HINT_FIELDS, Tool
 from pipeline.scan.tree import TreeScan
-from pipeline.store import schema
+from pipeline.store import effects, schema
 from pipeline.store.timestamps import naive_utc
 
 SAME = "repo = ? AND commit IS NOT DISTINCT FROM ?"
@@ -123,7 +123,8 @@ class Store:
         role_of = scan.role_of()
         croles = [role_of.get(path, "server") for path in cpaths]
         with self._transaction():
-            for table in ("snapshots", "term_counts", "skipped_files", "tree_notes", "tools", "detector_exclusions"):
+            for table in ("snapshots", "term_counts", "skipped_files", "tree_notes", "tools", "detector_exclusions",
+                          *effects.TABLES):
                 self._con.execute(f"DELETE FROM {table} WHERE {SAME}", [repo, commit])
             self._forget_unpinned(repo, commit)
             self._con.execute(
@@ -150,6 +151,8 @@ class Store:
         insert_rows(self._con, "tools", [[repo, commit, *tool_columns(tool)] for tool in detection.tools])
         insert_rows(self._con, "detector_exclusions", [[repo, commit, e.path, e.reason, e.detail]
                                                    for e in detection.exclusions])
+        for table, found in effects.rows(repo, commit, detection).items():
+            insert_rows(self._con, table, found)
 
     def record_manifest(self, manifest: Manifest, commits: dict[str, str | None]) -> None:
         """Replace the stored copy of ``manifest`` (entries, pins and published figures)."""

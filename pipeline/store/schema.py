@@ -93,6 +93,27 @@ CREATE TABLE IF NOT EXISTS detector_exclusions (
     repo VARCHAR NOT NULL, commit VARCHAR NOT NULL, path VARCHAR NOT NULL,
     reason VARCHAR NOT NULL, detail VARCHAR NOT NULL
 );
+CREATE TABLE IF NOT EXISTS tool_handlers (
+    repo VARCHAR NOT NULL, commit VARCHAR NOT NULL, path VARCHAR NOT NULL, line INTEGER NOT NULL,
+    tool_name VARCHAR,                -- the tools row (repo, commit, path, line, tool_name)
+    handler_path VARCHAR, handler_line INTEGER,   -- NULL when not located
+    handler_kind VARCHAR NOT NULL,    -- inline | named | reference | decorated | member | branch | generic
+                                      -- | mapped | none
+    reason VARCHAR,                   -- why not located
+    functions_read INTEGER NOT NULL   -- the repository's own functions read from the handler
+);
+CREATE TABLE IF NOT EXISTS tool_effects (
+    repo VARCHAR NOT NULL, commit VARCHAR NOT NULL, path VARCHAR NOT NULL, line INTEGER NOT NULL,
+    tool_name VARCHAR, effect VARCHAR NOT NULL,   -- none | read-local | ... | exec | egress-open | unknown
+    evidence_path VARCHAR NOT NULL, evidence_line INTEGER NOT NULL, call VARCHAR NOT NULL,
+    rule VARCHAR NOT NULL, depth INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS tool_verdicts (
+    repo VARCHAR NOT NULL, commit VARCHAR NOT NULL, path VARCHAR NOT NULL, line INTEGER NOT NULL,
+    tool_name VARCHAR, verdict VARCHAR NOT NULL,  -- contradiction | doubt | suggestion
+    hint VARCHAR NOT NULL, declared VARCHAR NOT NULL, detail VARCHAR NOT NULL,
+    evidence_path VARCHAR, evidence_line INTEGER
+);
 CREATE OR REPLACE TABLE sdk_catalog (
     sdk VARCHAR NOT NULL, language VARCHAR NOT NULL, is_mcp BOOLEAN NOT NULL, wire VARCHAR NOT NULL
 );

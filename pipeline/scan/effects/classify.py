@@ -143,7 +143,7 @@ def _post_reads(file: SourceFile, call: Call, scope: Scope) -> bool:
     """Whether a POST's endpoint, as written or passed down, names a read (``/search``,
     ``users.search``, ``oauth/token``): such a POST asks, it does not change."""
     positional = [a for a in call.arguments[:3] if a.type not in ("keyword_argument", "object", "dictionary")]
-    texts = [file.text(a) for a in positional if verb_of(file.text(a)) is None and file.text(a) not in ("ctx", "context")]
+    texts = [t for a in positional if verb_of(t := file.text(a)) is None and t not in ("ctx", "context")]
     texts = texts[:1] + [t for t in scope.literals if _ENDPOINT.match(t) and verb_of(t) is None]
     return any(_READ_URL.search(_NOT_PATH.sub("", text)) for text in texts)
 
@@ -224,7 +224,7 @@ def _sql(file: SourceFile, syntax: Syntax, known: Knowledge, call: Call, scope: 
         return [(_query_effect(known, q, where), "sql") for q in queries[:1]]
     first = file.text(call.arguments[0])
     if call.method in sql.from_input and input_rooted(first, scope.inputs):  # any query: it can write and delete
-        return [(model.EXEC, "sql-from-input"), (f"write-{where}", "sql-from-input"), (f"delete-{where}", "sql-from-input")]
+        return [(kind, "sql-from-input") for kind in (model.EXEC, f"write-{where}", f"delete-{where}")]
     passed = [q for q in scope.literals if known.query_shape.search(q)]
     if passed and call.arguments[0].type not in syntax.strings:
         return [(_query_effect(known, q, where), "sql") for q in passed[:3]]

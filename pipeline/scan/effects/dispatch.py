@@ -11,7 +11,7 @@ from pipeline.scan.detect.source import SourceFile, language_of
 from pipeline.scan.detect.syntax import Node
 from pipeline.scan.effects.languages import Syntax, string_value
 from pipeline.scan.effects.model import Handler
-from pipeline.scan.effects.places import Located, at_line, key_value, named
+from pipeline.scan.effects.places import Located, at_line, function_argument, key_value, named
 from pipeline.scan.effects.shelf import Shelf
 
 _CASTS = ("as_expression", "satisfies_expression")
@@ -155,8 +155,6 @@ def generic(shelf: Shelf, file: SourceFile, syntax: Syntax) -> Located | None:
     """The one handler a loop registers every listed definition with
     (``for (const tool of TOOLS) server.registerTool(tool.name, ..., async (args) => ...)``): the
     registration call, anywhere in the tree's own code, whose name is read from the definition."""
-    from pipeline.scan.effects.handlers import function_argument  # the finders share it
-
     found: list[Located] = []
     for path, other in sorted(shelf.files.items()):
         if language_of(path) != syntax.language or _TESTS.search(path) or not any(

@@ -8,13 +8,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from pipeline.scan.detect.source import GRAMMARS, SourceFile, extension, language_of, parser_for
-from pipeline.scan.detect.syntax import Node, capture_map, compiled
+from pipeline.scan.detect.source import SourceFile, language_of
+from pipeline.scan.detect.syntax import Node
 from pipeline.scan.effects import model
 from pipeline.scan.effects.calls import Call, call_of, input_rooted, literals_in, one_line
 from pipeline.scan.effects.classify import Scope, by_verb, classify
 from pipeline.scan.effects.knowledge import knowledge
-from pipeline.scan.effects.languages import SYNTAXES, Syntax, parameters, string_value
+from pipeline.scan.effects.languages import SYNTAXES, Syntax, nodes_of, parameters, string_value
 from pipeline.scan.effects.shelf import Shelf
 
 #: how many of the repository's functions may lie between a handler and a call
@@ -30,6 +30,10 @@ _BINDINGS = ("identifier", "shorthand_property_identifier_pattern")
 _ASSIGNMENTS = {"variable_declarator": ("name", "value"), "assignment_expression": ("left", "right"),
                 "assignment": ("left", "right"), "short_var_declaration": ("left", "right"),
                 "assignment_statement": ("left", "right"), "var_spec": ("name", "value")}
+
+
+Step = tuple["model.Effect | None", "Frame | None"]
+"""what reading one call gives: an effect, or a function to read next."""
 
 
 @dataclass(frozen=True)
@@ -55,7 +59,7 @@ class Follower:
 
     def __init__(self, shelf: Shelf) -> None:
         self.shelf = shelf
-        self._done: dict[tuple[str, int, int, tuple[str, ...], frozenset[str]], list[tuple[model.Effect | None, Frame | None]]] = {}
+        self._done: dict[tuple[str, int, int, tuple[str, ...], frozenset[str]], list[Step]] = {}
 
     def effects(self, file: SourceFile, node: Node, inputs: frozenset[str],
                 literals: tuple[str, ...] = ()) -> tuple[list[model.Effect], int]:
@@ -105,14 +109,16 @@ class Follower:
             for kind, rule in found or ():
                 yield model.Effect(kind, file.path, file.line(node), one_line(file, node), rule, frame.depth), None
 
-    def _callbacks(self, file: SourceFile, syntax: Syntax, call: Call, frame: Frame, scope: Scope) -> Iterator[Frame]:
+    def _callbacks(self, file: SourceFile, syntax: Syntax, call: Call, frame: Frame,
+                   scope: Scope) -> Iterator[Frame]:
         """The repository's functions a call is handed to run (``asyncio.to_thread(fn)``,
         ``promise.then(handler)``, ``go worker()``): each is followed as if called."""
         for arg in call.arguments:
             if arg.type not in _REFERENCES or file.text(arg) in scope.inputs or file.text(arg) in scope.constants:
                 continue
             name = file.text(arg).rsplit(".", 1)[-1]
-            local = [c for c in self.shelf.named(name, syntax.language) if c[0].path == file.path and c[1] != frame.function]
+            local = [c for c in self.shelf.named(name, syntax.language)
+                     if c[0].path == file.path and c[1] != frame.function]
             for target_file, target in local[:MAX_CANDIDATES]:
                 entered = self._enter(frame, syntax, Call(call.node, name, ()), target_file, target, scope)
                 if entered is not None:
@@ -182,16 +188,7 @@ def _values(file: SourceFile, node: Node) -> list[str]:
 
 def _calls(file: SourceFile, node: Node) -> list[Node]:
     """The call nodes below ``node`` in source order (closures written inside it included)."""
-    return _query(file, _CALL_KINDS, node)
-
-
-def _query(file: SourceFile, kinds: tuple[str, ...], node: Node) -> list[Node]:
-    """The nodes of ``kinds`` (those the file's grammar has) below ``node``, by one query."""
-    _, module, function = GRAMMARS[extension(file.path)]
-    language = parser_for(module, function).language
-    present = sorted(k for k in kinds if language.id_for_node_kind(k, True))
-    query = compiled(module, function, "[" + " ".join(f"({k})" for k in present) + "] @n")
-    return capture_map(query, node).get("n", [])
+    return nodes_of(file, _CALL_KINDS, node)
 
 
 def _locals(file: SourceFile, syntax: Syntax, node: Node,
@@ -217,7 +214,7 @@ def _locals(file: SourceFile, syntax: Syntax, node: Node,
 
 def _assignments(file: SourceFile, syntax: Syntax, node: Node) -> list[Node]:
     """The assignments below ``node``, in source order."""
-    return _query(file, tuple(_ASSIGNMENTS), node)
+    return nodes_of(file, _ASSIGNMENTS, node)
 
 
 def _all(node: Node) -> Iterator[Node]:

@@ -19,7 +19,7 @@ from pipeline.scan.detect.syntax import Node
 from pipeline.scan.effects import dispatch
 from pipeline.scan.effects.languages import SYNTAXES, Syntax, function_name
 from pipeline.scan.effects.model import Handler
-from pipeline.scan.effects.places import Located, at_line, key_value, made, named
+from pipeline.scan.effects.places import Located, at_line, function_argument, key_value, made, named
 from pipeline.scan.effects.shelf import Shelf
 
 #: the fields and methods of a tool object or class that run the tool
@@ -74,27 +74,6 @@ def _argument(shelf: Shelf, file: SourceFile, syntax: Syntax, line: int) -> Loca
                 return found
         if depth > 12 or node.type in syntax.functions:
             return None
-    return None
-
-
-def function_argument(shelf: Shelf, file: SourceFile, syntax: Syntax, call: Node) -> Located | None:
-    arguments = call.child_by_field_name("arguments")
-    if arguments is None:
-        return None
-    for arg in reversed([a for a in arguments.named_children if a.type != "comment"]):
-        value = arg.child_by_field_name("value") if arg.type == "keyword_argument" else arg
-        if value is None:
-            continue
-        if value.type in syntax.functions:
-            return made("inline", file, value)
-        if value.type in ("identifier", "member_expression", "attribute", "selector_expression"):
-            found = named(shelf, file, syntax, file.text(value).rsplit(".", 1)[-1])
-            if found is not None:
-                return found
-        if value.type in syntax.calls:
-            inner = function_argument(shelf, file, syntax, value)
-            if inner is not None:
-                return inner
     return None
 
 

@@ -93,7 +93,8 @@ def made_from(file: SourceFile, name: str, externals: frozenset[str], depth: int
 
 _MADE = re.compile(rb"(?<![\w$])([\w$]+)\s*(?::[^=\n]{0,60})?(?<![=!<>])=(?!=)\s*(?:await\s+)?"
                    rb"(?:new\s+([\w$]+)|(?:this\.|self\.)?([\w$]+)(?:\.\w+)*\()")
-_TYPED = re.compile(rb"(?<![\w$.])([\w$]+)\s*\??:\s*([\w$]+)(?:\.([\w$]+))?|(?<![\w$.])([\w$]+)[ \t]+\*?([\w$]+)\.([\w$]+)")
+_TYPED = re.compile(rb"(?<![\w$.])([\w$]+)\s*\??:\s*([\w$]+)(?:\.([\w$]+))?"
+                    rb"|(?<![\w$.])([\w$]+)[ \t]+\*?([\w$]+)\.([\w$]+)")
 
 
 def _bindings(file: SourceFile) -> tuple[dict[str, set[str]], dict[str, set[tuple[str, str]]]]:

@@ -122,5 +122,6 @@ def knowledge(language: str) -> Knowledge:
         verbs=verbs, inert=frozenset(common["verbs"]["inert"]),
         local_receivers=frozenset(common["verbs"]["local_receivers"]),
         local_packages=frozenset(common["verbs"]["local_packages"]),
-        any_call=_pattern("|".join(f"(?:{r.match.pattern})" for r in (*calls, *http)) or "(?!)", where),
+        any_call=_pattern("|".join(f"(?:{p.pattern})" for p in [*(c.match for c in calls), *(h.match for h in http)])
+                          or "(?!)", where),
     )

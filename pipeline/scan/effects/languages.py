@@ -3,10 +3,11 @@ functions, calls, strings and branches (tree-sitter grammars), one ``Syntax`` pe
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
-from pipeline.scan.detect.source import SourceFile
-from pipeline.scan.detect.syntax import Node, unquote
+from pipeline.scan.detect.source import GRAMMARS, SourceFile, extension, parser_for
+from pipeline.scan.detect.syntax import Node, capture_map, compiled, unquote
 
 
 @dataclass(frozen=True)
@@ -72,6 +73,17 @@ GO = Syntax(
     self_names=("ctx",),
 )
 SYNTAXES = {s.language: s for s in (TYPESCRIPT, PYTHON, GO)}
+
+
+def nodes_of(file: SourceFile, kinds: Iterable[str], node: Node) -> list[Node]:
+    """The nodes of ``kinds`` (those the file's grammar has) below ``node``, in source order, by one
+    tree-sitter query."""
+    _, module, function = GRAMMARS[extension(file.path)]
+    language = parser_for(module, function).language
+    assert language is not None
+    present = sorted(k for k in kinds if language.id_for_node_kind(k, True))
+    query = compiled(module, function, "[" + " ".join(f"({k})" for k in present) + "] @n")
+    return capture_map(query, node).get("n", [])
 
 
 def function_name(file: SourceFile, node: Node) -> str | None:

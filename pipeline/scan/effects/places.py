@@ -50,3 +50,22 @@ def key_value(pair: Node) -> tuple[Node | None, Node | None]:
     return key, value
 
 
+def function_argument(shelf: Shelf, file: SourceFile, syntax: Syntax, call: Node) -> Located | None:
+    arguments = call.child_by_field_name("arguments")
+    if arguments is None:
+        return None
+    for arg in reversed([a for a in arguments.named_children if a.type != "comment"]):
+        value = arg.child_by_field_name("value") if arg.type == "keyword_argument" else arg
+        if value is None:
+            continue
+        if value.type in syntax.functions:
+            return made("inline", file, value)
+        if value.type in ("identifier", "member_expression", "attribute", "selector_expression"):
+            found = named(shelf, file, syntax, file.text(value).rsplit(".", 1)[-1])
+            if found is not None:
+                return found
+        if value.type in syntax.calls:
+            inner = function_argument(shelf, file, syntax, value)
+            if inner is not None:
+                return inner
+    return None

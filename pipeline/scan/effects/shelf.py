@@ -8,9 +8,9 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from pipeline.scan.detect.source import GRAMMARS, SourceFile, extension, language_of, parser_for
-from pipeline.scan.detect.syntax import Node, capture_map, compiled
-from pipeline.scan.effects.languages import SYNTAXES, function_name
+from pipeline.scan.detect.source import SourceFile, language_of
+from pipeline.scan.detect.syntax import Node
+from pipeline.scan.effects.languages import SYNTAXES, function_name, nodes_of
 
 #: a file larger than this is not kept (generated bundles, vendored SDKs)
 MAX_SHELF_FILE_BYTES = 512 << 10
@@ -98,10 +98,5 @@ DECLARES = {
 
 
 def functions(file: SourceFile) -> list[Node]:
-    """Every function node of ``file``, by one tree-sitter query (the grammar's own types only)."""
-    _, module, function = GRAMMARS[extension(file.path)]
-    language = parser_for(module, function).language
-    syntax = SYNTAXES[language_of(file.path) or ""]
-    kinds = sorted(k for k in syntax.functions if language.id_for_node_kind(k, True))
-    query = compiled(module, function, "[" + " ".join(f"({k})" for k in kinds) + "] @f")
-    return capture_map(query, file.tree.root_node).get("f", [])
+    """Every function node of ``file``."""
+    return nodes_of(file, SYNTAXES[language_of(file.path) or ""].functions, file.tree.root_node)
