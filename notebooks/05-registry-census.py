@@ -130,12 +130,28 @@ else:
     display(source_vs_wire.runtime_disagreements(con, MANIFEST))
 
 # %% [markdown]
+# Do the hints tell the truth? (`pipeline.scan.effects`, docs/EFFECTS.md): each server tool's handler
+# read for what it does, per language and SDK: handlers located, tools with write, delete or exec
+# evidence, `readOnlyHint: true` tools with such evidence, contradictions, doubts and the hints
+# suggested for unannotated tools; why handlers were not located; and every contradiction and
+# doubt with a permalink to its evidence line at the pinned commit.
+
+# %%
+if not stats.has_effects(con, MANIFEST):
+    print("no effects: the trees were scanned before scanner 22 (`census run MANIFEST` again reads them)")
+else:
+    display(stats.effects_by_sdk(con, MANIFEST))
+    display(stats.unlocated(con, MANIFEST))
+    display(stats.findings(con, MANIFEST).drop("commit"))
+
+# %% [markdown]
 # ## Caveats
 #
 # The detector reads source: a server whose tools are made at run time is `runtime-generated`,
 # registrations it cannot name are `unsupported`, and `unknown` is a defect to look into. Its
 # measured precision and recall are in the registry report's hand audit
-# (`reports/registry-seed-2025-05/audit/`). The timeline covers only the repositories that still
+# (`reports/registry-seed-2025-05/audit/`); the effects analysis's, against its own hand audit of 188
+# tools, in `reports/registry-seed-2025-05/effects-audit/`. The timeline covers only the repositories that still
 # exist and had a mirror (survivorship: a server deleted before the mirrors were made is missing), and a
 # history rewritten by a force push shows only its new line. Each repository's own caveats:
 

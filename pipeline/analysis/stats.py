@@ -27,6 +27,7 @@ import polars as pl
 
 from pipeline.analysis.caveats import caveats
 from pipeline.analysis.coverage import coverage, coverage_summary
+from pipeline.analysis.effects import effects_by_sdk, findings, has_effects, unlocated
 from pipeline.analysis.frames import DEFAULT_ROLES, connect, database_path, frame, manifest_names, role_filter
 from pipeline.analysis.hints import HINT_NAMES, effective_hints, effective_summary, hint_coverage
 from pipeline.analysis.history import history_findings, history_series
@@ -48,12 +49,41 @@ from pipeline.analysis.timeline import (
 from pipeline.scan.roles import DOCS, EXAMPLE, SERVER, TEST, TOOL_ROLES
 
 __all__ = [
-    "DEFAULT_ROLES", "HINT_NAMES", "TOOL_ROLES", "annotation_classes", "caveats", "connect", "coverage",
-    "coverage_summary", "database_path", "effective_hints", "effective_summary", "hint_coverage",
-    "history_findings", "history_series", "lookalikes_excluded", "manifest_names", "population_by_sdk",
-    "published_vs_measured", "repo_totals", "repositories", "seed_000_comparison", "servers_by_annotation",
-    "timeline_adoption", "timeline_by_sdk", "timeline_coverage", "timeline_events", "timeline_hints",
-    "timeline_sdk_summary", "timeline_servers", "tools_by_role", "tools_by_sdk",
+    "DEFAULT_ROLES",
+    "HINT_NAMES",
+    "TOOL_ROLES",
+    "annotation_classes",
+    "caveats",
+    "connect",
+    "coverage",
+    "coverage_summary",
+    "database_path",
+    "effective_hints",
+    "effective_summary",
+    "effects_by_sdk",
+    "findings",
+    "has_effects",
+    "hint_coverage",
+    "history_findings",
+    "history_series",
+    "lookalikes_excluded",
+    "manifest_names",
+    "population_by_sdk",
+    "published_vs_measured",
+    "repo_totals",
+    "repositories",
+    "seed_000_comparison",
+    "servers_by_annotation",
+    "timeline_adoption",
+    "timeline_by_sdk",
+    "timeline_coverage",
+    "timeline_events",
+    "timeline_hints",
+    "timeline_sdk_summary",
+    "timeline_servers",
+    "tools_by_role",
+    "tools_by_sdk",
+    "unlocated",
 ]
 
 #: columns of ``repo_totals`` before the per-term columns

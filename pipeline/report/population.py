@@ -55,7 +55,15 @@ def collect(con: duckdb.DuckDBPyConnection, manifest: str, audit_dir: Path | Non
         stats.effective_summary(con, manifest), population.commit_years(con, manifest),
         population.caveats_by_kind(con, manifest),
         found.with_columns(_without_paths("evidence")), totals, **_runtime(con, manifest),
-        **timeline_frames(con, manifest))
+        **timeline_frames(con, manifest), **_effects(con, manifest))
+
+
+def _effects(con: duckdb.DuckDBPyConnection, manifest: str) -> dict[str, pl.DataFrame]:
+    """The effects frames, or none when the population was scanned before the effects analysis."""
+    if not stats.has_effects(con, manifest):
+        return {}
+    return {"effects_by_sdk": stats.effects_by_sdk(con, manifest), "effects_unlocated": stats.unlocated(con, manifest),
+            "effects_findings": stats.findings(con, manifest)}
 
 
 def _runtime(con: duckdb.DuckDBPyConnection, manifest: str) -> dict[str, pl.DataFrame]:

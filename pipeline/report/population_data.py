@@ -71,6 +71,13 @@ class PopulationData:
     """``stats.timeline_coverage``: the repositories walked, with no mirror, not readable."""
     timeline_events: pl.DataFrame = field(default_factory=pl.DataFrame)
     """``stats.timeline_events``: the specification and the SDK releases drawn on the chart."""
+    effects_by_sdk: pl.DataFrame = field(default_factory=pl.DataFrame)
+    """``stats.effects_by_sdk`` (scanner 22 on); the effects frames are empty where the trees were
+    scanned before the effects analysis, or in a report saved before them."""
+    effects_unlocated: pl.DataFrame = field(default_factory=pl.DataFrame)
+    """``stats.unlocated``: why handlers were not located."""
+    effects_findings: pl.DataFrame = field(default_factory=pl.DataFrame)
+    """``stats.findings``: every contradiction and doubt, with its permalink."""
 
 
 TABLES = tuple(f.name for f in fields(PopulationData) if f.name != "manifest")
@@ -78,3 +85,5 @@ TABLES = tuple(f.name for f in fields(PopulationData) if f.name != "manifest")
 RUNTIME_TABLES = tuple(name for name in TABLES if name.startswith("runtime_"))
 #: the frames only a population with a stored timeline has (``census timeline``)
 TIMELINE_TABLES = tuple(name for name in TABLES if name.startswith("timeline_"))
+#: the frames only a population scanned with the effects analysis has
+EFFECTS_TABLES = tuple(name for name in TABLES if name.startswith("effects_"))

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from pipeline.analysis.population import ANNOTATED, SEED_000_TOOLS
+from pipeline.report.population_effects import section as effects_section
 from pipeline.report.population_runtime import section
 from pipeline.report.population_timeline import section as timeline_section
 from pipeline.report.tables import NO_VALUE, cell_text, markdown_table
@@ -31,7 +32,7 @@ CHARTS = {
 def render(data: PopulationData) -> str:
     """The whole page."""
     parts = [f"# Census report: {data.manifest}", _intro(data), _coverage(data), _seed(data), _servers(data),
-             _sdks(data), timeline_section(data), _effective(data), section(data), _trust(data)]
+             _sdks(data), timeline_section(data), effects_section(data), _effective(data), section(data), _trust(data)]
     return "\n\n".join(part for part in parts if part) + "\n"
 
 

@@ -33,7 +33,8 @@ def test_a_scan_stores_handlers_effects_and_verdicts(tmp_path: Path) -> None:
         handlers = con.execute("SELECT tool_name, handler_path, handler_kind FROM tool_handlers ORDER BY 1").fetchall()
         assert handlers == [("drop_key", "store.go", "reference"), ("get_key", "store.go", "reference"),
                             ("put_key", "store.go", "reference")]
-        effects = dict(con.execute("SELECT tool_name, list(effect ORDER BY effect) FROM tool_effects GROUP BY 1").fetchall())
+        effects = dict(con.execute("SELECT tool_name, list(effect ORDER BY effect) FROM tool_effects"
+                                   " GROUP BY 1").fetchall())
         assert effects == {"drop_key": ["delete-local"], "get_key": ["read-local"], "put_key": ["write-local"]}
         verdicts = con.execute("SELECT tool_name, verdict, hint, declared, evidence_path, evidence_line"
                                " FROM tool_verdicts ORDER BY 1").fetchall()

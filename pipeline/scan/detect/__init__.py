@@ -8,7 +8,8 @@ detectors in two phases over the kept files:
    and annotation presets), so that
 2. ``detect`` can follow them one level when it reads registrations; then
 3. ``supplement`` reads what they leave over in any language: tools written as the protocol's own
-   ``Tool`` objects (``literals``) and made by a project's definition factory (``factories``).
+   ``Tool`` objects (``literals``) and made by a project's definition factory (``factories``);
+4. with ``effects``, each server tool's handler is read for what it does (``pipeline.scan.effects``).
 
 Each language detector lives in its own module (``python``, ``typescript``, ``go``, ``rust``,
 ``jvm``, ``csharp``, ``php``, ``ruby``, ``swift``) and implements ``LanguageDetector``.
@@ -102,20 +103,15 @@ class Detector:
         self._exclusions: list[Exclusion] = []
         self._conditions = conditions.Tree({})
         self._kept_bytes = 0
-        self._sources = 0
-        """whether (or how many) source files of a parsed language the tree holds."""
+        self._sources = 0  # whether (or how many) source files of a parsed language the tree holds
         self._last: tuple[str, tuple[str, str] | None] = ("", None)
         self._shelf = Shelf()
 
     def wants(self, path: str, size_bytes: int) -> bool:
-        """Whether the scan should hand this member's bytes to ``add``.
-
-        Source files over ``MAX_FILE_BYTES`` are not kept; they are recorded as ``too-large``.
-        """
+        """Whether the scan should hand this member's bytes to ``add`` (source files over
+        ``MAX_FILE_BYTES`` are not kept; they are recorded as ``too-large``)."""
         kind = self._kind(path)
         self._sources += kind is not None and kind[0] == "source"
-        if self.effects and kind is not None and kind[0] == "source" and keeps(path, size_bytes):
-            return True
         if kind is not None and size_bytes > MAX_FILE_BYTES:
             if kind[0] == "source":
                 self._exclusions.append(Exclusion(path, "too-large", f"{size_bytes} bytes > {MAX_FILE_BYTES}"))
@@ -153,6 +149,7 @@ class Detector:
             self._shelf.add(path, data)
         if kind == "manifest":
             self.dependencies.add(deps.parse(path, data))
+            self._shelf.roots.add(path.rpartition("/")[0])
             return
         if present is not None and present.isdisjoint(FIRST_WORDS):
             return
@@ -169,6 +166,7 @@ class Detector:
                 self._shims[language].append(file)
         elif file.has_any(KEEP_WORDS):
             self._files[detail].append(file)
+            self._shelf.share(file)
             self._kept_bytes += len(data)
 
     def _keep_literal(self, path: str, data: bytes, language: str) -> None:
@@ -207,14 +205,17 @@ class Detector:
         notes = (*evidence.sdk_notes(self.dependencies),
                  *evidence.usage_notes(f for group in self._files.values() for f in group),
                  *evidence.no_source_note(self._sources))
-        effects: tuple[ToolEffects, ...] = self._effects_of(tools) if self.effects else ()
+        effects = self._effects_of(tools) if self.effects else ()
         found = Detection(tuple(tools), tuple(self._exclusions), parsed, notes, effects)
         self._reset()
         return found
 
     def _effects_of(self, tools: list[Tool]) -> tuple[ToolEffects, ...]:
         from pipeline.scan.effects.analysis import analyse  # imports this package: not at the top
-        return analyse(tools, self._shelf)
+        found = analyse(tools, self._shelf)
+        for file in self._shelf.files.values():
+            file.forget_tree()
+        return found
 
     def _run(self, detector: LanguageDetector, files: list[SourceFile], shims: list[SourceFile],
              roles: RoleRules) -> Iterator[Tool]:
@@ -238,7 +239,7 @@ class Detector:
                         for t in self._guarded(file, detector.detect))
             if not keep_trees:
                 file.forget_tree()
-        if keep_trees:
+        if keep_trees and not self.effects:  # with effects, kept trees serve the analysis too
             for file in files:
                 file.forget_tree()
 

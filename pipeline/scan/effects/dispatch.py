@@ -46,11 +46,11 @@ def by_name(shelf: Shelf, file: SourceFile, syntax: Syntax, tool_name: str, line
         if found is not None:
             return found
     for name in spellings(tool_name):
-        functions = [c for c in shelf.named(name, syntax.language) if not _TESTS.search(c[0].path)]
+        functions = [c for c in shelf.named(name, syntax.language)
+                     if not _TESTS.search(c[0].path) and shelf.in_package(c[0].path, shelf.package(file.path))]
         if len(functions) == 1:
             return Handler(functions[0][0].path, functions[0][0].line(functions[0][1]), "named"), *functions[0]
-    own_test = _TESTS.search(file.path) is not None  # a server's handler is never in its tests
-    others = sorted(p for p in shelf.files if p != file.path and (own_test or not _TESTS.search(p)))
+    others = [p for p in _searched(shelf, file.path) if p != file.path]
     branch: Located | None = None
     for other in [file, *(shelf.files[p] for p in others)]:
         if language_of(other.path) != syntax.language or quoted not in other.data:
@@ -63,6 +63,19 @@ def by_name(shelf: Shelf, file: SourceFile, syntax: Syntax, tool_name: str, line
                 return found  # a table's function outranks a branch (which may only describe the tool)
             branch = branch or found
     return branch
+
+
+def _searched(shelf: Shelf, path: str) -> list[str]:
+    """The files a handler of a tool registered in ``path`` may be in: its package's, not its
+    tests (unless the registration is itself a test's), once per package."""
+    own_test = _TESTS.search(path) is not None
+    root = shelf.package(path)
+    key = f"searched:{root}:{own_test}"
+    if key not in shelf.memo:
+        shelf.memo[key] = sorted(p for p in shelf.files if (own_test or not _TESTS.search(p))
+                                 and shelf.in_package(p, root))
+    found: list[str] = shelf.memo[key]
+    return found
 
 
 def spellings(tool_name: str) -> list[str]:
@@ -79,8 +92,8 @@ def spellings(tool_name: str) -> list[str]:
 
 
 def _by_alias(shelf: Shelf, file: SourceFile, syntax: Syntax, alias: str, line: int) -> Located | None:
-    word = alias.encode()
-    for other in [file, *(f for p, f in sorted(shelf.files.items()) if p != file.path)]:
+    word, root = alias.encode(), shelf.package(file.path)
+    for other in [file, *(f for p, f in sorted(shelf.files.items()) if p != file.path and shelf.in_package(p, root))]:
         if language_of(other.path) != syntax.language or word not in other.data:
             continue
         stack = [other.tree.root_node]
@@ -154,10 +167,20 @@ _DYNAMIC_NAME = re.compile(r"^[\w$]+(?:\.[\w$]+)*(?:\.(?:name|Name|method)|\[[\"
 def generic(shelf: Shelf, file: SourceFile, syntax: Syntax) -> Located | None:
     """The one handler a loop registers every listed definition with
     (``for (const tool of TOOLS) server.registerTool(tool.name, ..., async (args) => ...)``): the
-    registration call, anywhere in the tree's own code, whose name is read from the definition."""
+    registration call, anywhere in the tree's own code, whose name is read from the definition
+    (sought once per tree and language)."""
+    root = shelf.package(file.path)
+    key = f"generic:{syntax.language}:{root}"
+    if key not in shelf.memo:
+        shelf.memo[key] = _generic(shelf, syntax, root)
+    found: Located | None = shelf.memo[key]
+    return found
+
+
+def _generic(shelf: Shelf, syntax: Syntax, root: str) -> Located | None:
     found: list[Located] = []
     for path, other in sorted(shelf.files.items()):
-        if language_of(path) != syntax.language or _TESTS.search(path) or not any(
+        if language_of(path) != syntax.language or _TESTS.search(path) or not shelf.in_package(path, root) or not any(
                 word.encode() in other.data for word in _REGISTERS):
             continue
         for call in _registrations(other, syntax):

@@ -5,6 +5,7 @@ its parameters hold the tool's input and the strings passed down (an HTTP method
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -20,10 +21,13 @@ from pipeline.scan.effects.shelf import Shelf
 #: how many of the repository's functions may lie between a handler and a call
 MAX_DEPTH = 5
 #: how many functions one tool's analysis reads at most
-MAX_FUNCTIONS = 400
+MAX_FUNCTIONS = 150
 #: a name defined in more places than this is too common to follow (``get``, ``run``)
 MAX_CANDIDATES = 4
 
+#: the strings worth passing down: an HTTP verb, an endpoint or a command (a query is kept too)
+_USEFUL = re.compile(r"^(?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS|get|post|put|patch|delete)$|^/|^\{|^\$\{|"
+                     r"^[\w\-{}$]+(?:[./][\w\-{}$]+)+$")
 _CALL_KINDS = ("call_expression", "new_expression", "call")
 _REFERENCES = frozenset({"identifier", "attribute", "member_expression", "selector_expression"})
 _BINDINGS = ("identifier", "shorthand_property_identifier_pattern")
@@ -131,8 +135,13 @@ class Follower:
         name = call.method.removeprefix("new ")
         if not name.replace("$", "_").isidentifier():
             return []
-        candidates = [c for c in self.shelf.named(name, syntax.language) if c[1] != current]
         receiver = call.receiver.split(".")[0] if call.receiver else ""
+        declaring = self.shelf.declaring(name, syntax.language)
+        own = receiver in ("", "this", "self", "cls", "super()", "super") and file.path in declaring
+        if not own and len(declaring) > MAX_CANDIDATES:
+            return []  # declared in too many files to tell which: not a file is parsed for it
+        candidates = [c for c in self.shelf.named(name, syntax.language, only=file.path if own else None)
+                      if c[1] != current]
         if receiver in ("", "this", "self", "cls", "super()", "super"):
             chosen = [c for c in candidates if c[0].path == file.path] or candidates
         else:
@@ -159,10 +168,12 @@ class Follower:
                     passed.add(params[index])
                 else:
                     passed.update(params)
-        literals = (*literals_in(frame.file, syntax, call.arguments),
-                    *(scope.constants[text] for a in call.arguments
-                      if (text := frame.file.text(a)) in scope.constants),
-                    *frame.literals)[:96]
+        passed_down = (*literals_in(frame.file, syntax, call.arguments),
+                       *(scope.constants[text] for a in call.arguments
+                         if (text := frame.file.text(a)) in scope.constants))
+        shape = knowledge(syntax.language).query_shape
+        literals = tuple(dict.fromkeys((*(t for t in passed_down if _USEFUL.match(t) or shape.search(t)),
+                                        *frame.literals)))[:32]
         body = target.child_by_field_name("body") or target
         return Frame(file, body, target, frame.depth + 1, frozenset(passed), literals)
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
+from typing import Any
 
 from pipeline.scan.detect.source import SourceFile, language_of
 from pipeline.scan.detect.syntax import Node
@@ -39,8 +40,12 @@ class Shelf:
     size_bytes: int = 0
     """the bytes kept."""
     _definitions: dict[str, dict[str, list[Node]]] = field(default_factory=dict)
-    _by_name: dict[tuple[str, str], list[tuple[SourceFile, Node]]] = field(default_factory=dict)
+    _by_name: dict[tuple[str, str, str], list[tuple[SourceFile, Node]]] = field(default_factory=dict)
     _names: dict[str, dict[str, set[str]]] = field(default_factory=dict)
+    roots: set[str] = field(default_factory=set)
+    """the folders that hold a package manifest: each package of a monorepo is searched on its own."""
+    memo: dict[str, Any] = field(default_factory=dict)
+    """what the finders compute once per tree (the one generic handler of a language)."""
 
     def add(self, path: str, data: bytes, file: SourceFile | None = None) -> None:
         """Keep one file (``file`` when the detector already holds it, to share its tree)."""
@@ -48,6 +53,23 @@ class Shelf:
             return
         self.files[path] = file if file is not None else SourceFile(path, data)
         self.size_bytes += len(data)
+
+    def share(self, file: SourceFile) -> None:
+        """Hold the detector's own copy of a kept file, so that its syntax tree is parsed once."""
+        if file.path in self.files:
+            self.files[file.path] = file
+
+    def package(self, path: str) -> str:
+        """The folder of the package ``path`` belongs to: the deepest folder above it with a
+        package manifest ('' for the tree's root)."""
+        parts = path.split("/")[:-1]
+        while parts and "/".join(parts) not in self.roots:
+            parts.pop()
+        return "/".join(parts)
+
+    def in_package(self, path: str, root: str) -> bool:
+        """Whether ``path`` lies in the package at ``root``."""
+        return not root or path.startswith(root + "/")
 
     def get(self, path: str) -> SourceFile | None:
         """The kept file at ``path``."""
@@ -63,15 +85,19 @@ class Shelf:
             self._definitions[file.path] = dict(found)
         return self._definitions[file.path]
 
-    def named(self, name: str, language: str) -> list[tuple[SourceFile, Node]]:
-        """Every function of ``language`` named ``name`` in the tree: only the files whose text
-        declares the name (``DECLARES``) are parsed, on first ask."""
-        key = (name, language)
+    def named(self, name: str, language: str, only: str | None = None) -> list[tuple[SourceFile, Node]]:
+        """Every function of ``language`` named ``name`` in the tree (in the file ``only``, when
+        given): only the files whose text declares the name (``DECLARES``) are parsed, on first ask."""
+        key = (name, language, only or "")
         if key not in self._by_name:
-            paths = self._declared(language).get(name, ())
-            self._by_name[key] = [(self.files[path], node) for path in sorted(paths)
+            paths = [only] if only is not None else sorted(self.declaring(name, language))
+            self._by_name[key] = [(self.files[path], node) for path in paths
                                   for node in self.definitions(self.files[path]).get(name, [])]
         return self._by_name[key]
+
+    def declaring(self, name: str, language: str) -> set[str]:
+        """The files of ``language`` whose text declares a function named ``name``."""
+        return self._declared(language).get(name, set())
 
     def _declared(self, language: str) -> dict[str, set[str]]:
         """Name -> the files of ``language`` whose text declares a function of that name."""
