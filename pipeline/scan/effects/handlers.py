@@ -19,7 +19,7 @@ from pipeline.scan.detect.syntax import Node
 from pipeline.scan.effects import dispatch
 from pipeline.scan.effects.languages import SYNTAXES, Syntax, function_name
 from pipeline.scan.effects.model import Handler
-from pipeline.scan.effects.places import Located, at_line, function_argument, key_value, made, named
+from pipeline.scan.effects.places import Located, at_line, beside, function_argument, key_value, made, named
 from pipeline.scan.effects.shelf import Shelf
 
 #: the fields and methods of a tool object or class that run the tool
@@ -64,7 +64,7 @@ def _decorated(shelf: Shelf, file: SourceFile, syntax: Syntax, line: int) -> Loc
 
 def _argument(shelf: Shelf, file: SourceFile, syntax: Syntax, line: int) -> Located | None:
     for node in _inside_line(file, line, syntax.calls):
-        found = function_argument(shelf, file, syntax, node)
+        found = function_argument(shelf, file, syntax, node) or beside(shelf, file, syntax, node)
         if found is not None:
             return found
     for depth, node in enumerate(at_line(file, line)):

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 from pipeline.scan.detect.source import SourceFile
 from pipeline.scan.detect.syntax import Node
-from pipeline.scan.effects.languages import Syntax
+from pipeline.scan.effects.languages import Syntax, nodes_of
 from pipeline.scan.effects.model import Handler
 from pipeline.scan.effects.shelf import Shelf
 
@@ -68,4 +68,39 @@ def function_argument(shelf: Shelf, file: SourceFile, syntax: Syntax, call: Node
             inner = function_argument(shelf, file, syntax, value)
             if inner is not None:
                 return inner
+            target = value.child_by_field_name("function")  # a factory of the repository's: Handler(deps)
+            factory = named(shelf, file, syntax, file.text(target).rsplit(".", 1)[-1]) if target is not None else None
+            if factory is not None:
+                return factory
+    return None
+
+
+def beside(shelf: Shelf, file: SourceFile, syntax: Syntax, call: Node) -> Located | None:
+    """A handler written beside the registration's call: returned with it (Go's ``return
+    mcp.NewTool(...), func(...) {...}``), or the call's value held in a name (``tool :=
+    mcp.NewTool(...)``) that a later call of the same function registers with a handler."""
+    parent = call.parent
+    if parent is not None and parent.type == "expression_list":
+        for sibling in parent.named_children:
+            if sibling.type in syntax.functions:
+                return made("inline", file, sibling)
+    holder = parent.parent if parent is not None and parent.type == "expression_list" else parent
+    if holder is None or holder.type not in ("short_var_declaration", "assignment_statement", "var_spec",
+                                             "variable_declarator", "assignment", "assignment_expression"):
+        return None
+    left = holder.child_by_field_name("left") or holder.child_by_field_name("name")
+    name = file.text(left).split(",")[0].strip() if left is not None else ""
+    scope = holder.parent
+    while scope is not None and scope.type not in syntax.functions and scope.type not in ("module", "program",
+                                                                                        "source_file"):
+        scope = scope.parent
+    if not name or scope is None:
+        return None
+    for node in nodes_of(file, syntax.calls, scope):
+        arguments = node.child_by_field_name("arguments")
+        if node.start_byte > call.end_byte and arguments is not None and any(
+                file.text(a) == name for a in arguments.named_children):
+            found = function_argument(shelf, file, syntax, node)
+            if found is not None:
+                return found
     return None
