@@ -140,6 +140,8 @@ def _branch_of(shelf: Shelf, file: SourceFile, syntax: Syntax, node: Node) -> Lo
             value = key_value(parent)[1]
             if value is not None and value is not node and value.type in syntax.functions:
                 return Handler(file.path, file.line(value), "mapped"), file, value
+            if value is not None and value.type in syntax.calls:  # name: handleX(service), a handler's factory
+                value = value.child_by_field_name("function")
             if value is not None and value.type in _NAMES:
                 found = named(shelf, file, syntax, file.text(value).rsplit(".", 1)[-1])
                 if found is not None:
