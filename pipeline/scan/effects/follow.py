@@ -21,7 +21,7 @@ from pipeline.scan.effects.shelf import Shelf
 #: how many of the repository's functions may lie between a handler and a call
 MAX_DEPTH = 5
 #: how many functions one tool's analysis reads at most
-MAX_FUNCTIONS = 150
+MAX_FUNCTIONS = 60
 #: a name defined in more places than this is too common to follow (``get``, ``run``)
 MAX_CANDIDATES = 4
 
