@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from pipeline.scan.detect.source import SourceFile, language_of
-from pipeline.scan.detect.syntax import Node
+from pipeline.scan.detect.syntax import Node, walk
 from pipeline.scan.effects import model
 from pipeline.scan.effects.calls import Call, call_of, input_rooted, literals_in, one_line
 from pipeline.scan.effects.classify import Scope, by_verb, classify
@@ -214,7 +214,7 @@ def _locals(file: SourceFile, syntax: Syntax, node: Node,
             left, right = assignment.child_by_field_name(left_field), assignment.child_by_field_name(right_field)
             if left is None or right is None:
                 continue
-            targets = [file.text(n) for n in _all(left) if n.type in _BINDINGS]
+            targets = [file.text(n) for n in walk(left) if n.type in _BINDINGS]
             value = right.named_children[0] if right.type == "expression_list" and right.named_children else right
             if value.type in syntax.strings and (text := string_value(file, value)) is not None and len(targets) == 1:
                 constants[targets[0]] = text
@@ -226,11 +226,3 @@ def _locals(file: SourceFile, syntax: Syntax, node: Node,
 def _assignments(file: SourceFile, syntax: Syntax, node: Node) -> list[Node]:
     """The assignments below ``node``, in source order."""
     return nodes_of(file, _ASSIGNMENTS, node)
-
-
-def _all(node: Node) -> Iterator[Node]:
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        stack.extend(reversed(current.children))

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from pipeline.scan.detect.source import GRAMMARS, SourceFile, extension, parser_for
-from pipeline.scan.detect.syntax import Node, capture_map, compiled, unquote
+from pipeline.scan.detect.syntax import Node, capture_map, compiled, unquote, walk
 
 
 @dataclass(frozen=True)
@@ -107,7 +107,7 @@ def parameters(file: SourceFile, function: Node) -> list[str]:
     if params is None:
         return []
     names: list[str] = []
-    for node in _walk(params):
+    for node in walk(params):
         if node.type in ("identifier", "shorthand_property_identifier_pattern") and not _is_type(node):
             names.append(file.text(node))
     return names
@@ -135,15 +135,6 @@ def _is_type(node: Node) -> bool:
 
 def _inside(node: Node, outer: Node | None) -> bool:
     return outer is not None and outer.start_byte <= node.start_byte and node.end_byte <= outer.end_byte
-
-
-def _walk(node: Node) -> list[Node]:
-    out, stack = [], [node]
-    while stack:
-        current = stack.pop()
-        out.append(current)
-        stack.extend(reversed(current.children))
-    return out
 
 
 def string_value(file: SourceFile, node: Node) -> str | None:
