@@ -142,7 +142,7 @@ class _Pass:
         """Whether the detector wants a file of a run: only one that names a word it looks for
         (``present``) or that it reads whatever it holds can change what it finds."""
         detector = self.detector
-        if detector is None or (present is None and not detector.always_reads(path)):
+        if detector is None or (present is None and not detector.always_reads(path, size)):
             return False
         return detector.wants(path, size)
 

@@ -118,9 +118,9 @@ class Detector:
             return False
         return kind is not None
 
-    def always_reads(self, path: str) -> bool:
-        """Whether ``add`` reads this file whatever it holds (a manifest; a source file, with ``effects``)."""
-        return deps.is_manifest(path) or (self.effects and keeps(path, 0))
+    def always_reads(self, path: str, size_bytes: int = 0) -> bool:
+        """Whether ``add`` reads this file whatever it holds (a manifest; a source file the effects keep)."""
+        return deps.is_manifest(path) or (self.effects and keeps(path, size_bytes))
 
     def manifests(self, names: Iterable[bytes]) -> list[int]:
         """The positions in ``names`` (raw tar member names) of the files ``always_reads``: every run's names."""

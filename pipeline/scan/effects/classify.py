@@ -18,6 +18,8 @@ _WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 _METHOD_EFFECT = {"GET": model.READ_REMOTE, "HEAD": model.READ_REMOTE, "OPTIONS": model.READ_REMOTE,
                   "POST": model.WRITE_REMOTE, "PUT": model.WRITE_REMOTE, "PATCH": model.WRITE_REMOTE,
                   "DELETE": model.DELETE_REMOTE}
+#: a client method named for its verb, spelled otherwise (``superagent.del``, Go's ``http.PostForm``)
+_SPELLED = {"DEL": "DELETE", "POSTFORM": "POST"}
 _THIS = ("this", "self", "cls", "s", "h", "t", "c")
 
 
@@ -120,8 +122,8 @@ def _http(file: SourceFile, syntax: Syntax, known: Knowledge, call: Call, scope:
         if found is None:
             continue
         if rule.method == "suffix" and found.groups():
-            verbs = {found.group(1).upper().replace("DEL", "DELETE").replace("DELETEETE", "DELETE")}
-            verbs = {"POST" if v == "POSTFORM" else v for v in verbs}
+            verb = found.group(1).upper()
+            verbs = {_SPELLED.get(verb, verb)}
         else:
             verbs = _verbs(file, call, rule.method, scope)
         if not verbs:

@@ -73,8 +73,9 @@ def _against(hint: str, declared: str, effects: Iterable[Effect], kinds: Iterabl
 
 
 def _creates(effect: Effect) -> bool:
-    text = effect.call.lower()
-    return (effect.rule in ("http",) and "post" in text) or any(f"{verb}" in text.split("(")[0] for verb in _CREATES)
+    """Whether a remote write makes something new: a POST, or a method named for creating."""
+    callee = effect.call.lower().split("(")[0]
+    return (effect.rule == "http" and "post" in effect.call.lower()) or any(verb in callee for verb in _CREATES)
 
 
 def _strongest(effects: Iterable[Effect]) -> Effect | None:

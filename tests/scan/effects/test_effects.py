@@ -86,3 +86,23 @@ def test_census_check_of_a_missing_path_is_a_usage_error(tmp_path: Path) -> None
     done = _census("check", "nowhere", cwd=tmp_path)
     assert done.returncode == 2
     assert "nowhere" in done.stderr
+
+
+def test_keeping_the_source_changes_nothing_the_detector_records(tmp_path: Path) -> None:
+    from synth import tarball
+
+    from pipeline.archive.tarball import stream
+    from pipeline.scan.detect import Detector
+    from pipeline.scan.tree import scan_tree
+
+    tree: dict[str, bytes | tuple[str, str]] = {name: text.encode() for name, text in SERVERS["typescript"].items()}
+    tree["src/generated.ts"] = b"export const blob = '" + b"x" * (3 << 20) + b"';\n"  # large, names no MCP word
+    path = tmp_path / "t.tar.gz"
+    path.write_bytes(tarball(tree, root="r", commit="a" * 40))
+    plain, read = (scan_tree(stream(path, "r"), ("readonlyhint",), Detector(effects=effects)).detection
+                   for effects in (False, True))
+    assert plain is not None
+    assert read is not None
+    assert read.tools == plain.tools
+    assert read.exclusions == plain.exclusions
+    assert {e.tool_name for e in read.effects} == {"read_note", "tidy_notes", "fetch_page"}
