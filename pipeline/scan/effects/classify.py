@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from pipeline.scan.detect.source import SourceFile
 from pipeline.scan.effects import imports, model
-from pipeline.scan.effects.calls import HTTP_VERBS, Call, input_rooted, keyword, verb_of
+from pipeline.scan.effects.calls import Call, input_rooted, keyword, verb_of
 from pipeline.scan.effects.knowledge import Knowledge
 from pipeline.scan.effects.languages import Syntax, string_value
 
@@ -253,4 +253,4 @@ def _query_effect(known: Knowledge, query: str, where: str) -> str:
     return f"{family}-{where}"
 
 
-__all__ = ["HTTP_VERBS", "Scope", "by_verb", "classify"]
+__all__ = ["Scope", "by_verb", "classify"]

@@ -28,6 +28,8 @@ MAX_CANDIDATES = 4
 #: the strings worth passing down: an HTTP verb, an endpoint or a command (a query is kept too)
 _USEFUL = re.compile(r"^(?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS|get|post|put|patch|delete)$|^/|^\{|^\$\{|"
                      r"^[\w\-{}$]+(?:[./][\w\-{}$]+)+$")
+#: receivers that name the calling object itself (or nothing: a plain function call)
+_SELF = frozenset({"", "this", "self", "cls", "super()", "super"})
 _CALL_KINDS = ("call_expression", "new_expression", "call")
 _REFERENCES = frozenset({"identifier", "attribute", "member_expression", "selector_expression"})
 _BINDINGS = ("identifier", "shorthand_property_identifier_pattern")
@@ -135,14 +137,14 @@ class Follower:
         name = call.method.removeprefix("new ")
         if not name.replace("$", "_").isidentifier():
             return []
-        receiver = call.receiver.split(".")[0] if call.receiver else ""
+        on_self = (call.receiver.split(".")[0] if call.receiver else "") in _SELF
         declaring = self.shelf.declaring(name, syntax.language)
-        own = receiver in ("", "this", "self", "cls", "super()", "super") and file.path in declaring
+        own = on_self and file.path in declaring
         if not own and len(declaring) > MAX_CANDIDATES:
             return []  # declared in too many files to tell which: not a file is parsed for it
         candidates = [c for c in self.shelf.named(name, syntax.language, only=file.path if own else None)
                       if c[1] != current]
-        if receiver in ("", "this", "self", "cls", "super()", "super"):
+        if on_self:
             chosen = [c for c in candidates if c[0].path == file.path] or candidates
         else:
             chosen = [c for c in candidates if _is_method(c[1])] or candidates

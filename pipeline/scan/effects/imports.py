@@ -64,11 +64,23 @@ def _external(file: SourceFile) -> frozenset[str]:  # noqa: PLR0912
 
 def aliases(file: SourceFile) -> dict[str, str]:
     """Names imported under another name (``import { fetch as undiciFetch }``,
-    ``from subprocess import run as sh``): local name -> the package's name."""
-    return file.kept("effects-aliases", lambda: {
-        m.group(2).decode(): m.group(1).decode()
-        for m in re.finditer(rb"\b([\w$]+)\s+as\s+([\w$]+)", file.data[:65536])
-        if m.group(1) != m.group(2) and m.group(1) not in (b"import", b"type", b"const", b"with")})
+    ``from subprocess import run as sh``, ``import requests as rq``): local name -> the package's
+    name; read from the import statements only (``x as unknown`` is a cast, not an alias)."""
+    return file.kept("effects-aliases", lambda: _aliases(file))
+
+
+def _aliases(file: SourceFile) -> dict[str, str]:
+    language, found = language_of(file.path), {}
+    pattern, groups = {"typescript": (_TS, (2, 6)), "python": (_PY, (4,))}.get(language or "", (None, ()))
+    for m in pattern.finditer(file.data) if pattern is not None else ():
+        if language == "python" and m.group(2):
+            found[m.group(2).decode()] = m.group(1).decode()
+        for group in groups:
+            for part in (m.group(group) or b"").decode("utf-8", "replace").split(","):
+                original, _, local = part.strip().removeprefix("type ").partition(" as ")
+                if local.strip() and local.strip() != original.strip():
+                    found[local.strip()] = original.strip()
+    return found
 
 
 def _listed(group: bytes | None) -> list[str]:

@@ -106,3 +106,22 @@ def test_keeping_the_source_changes_nothing_the_detector_records(tmp_path: Path)
     assert read.tools == plain.tools
     assert read.exclusions == plain.exclusions
     assert {e.tool_name for e in read.effects} == {"read_note", "tidy_notes", "fetch_page"}
+
+
+def test_an_aliased_import_is_read_as_its_package_and_a_cast_is_not_an_alias(tmp_path: Path) -> None:
+    files = {**SERVERS["typescript"], "src/store.ts": SERVERS["typescript"]["src/store.ts"].replace(
+        'import { promises as fs } from "fs";', 'import { unlink as drop, readFile as slurp } from "fs/promises";\n'
+        'const fs = { unlink: drop as unknown as typeof drop, readFile: slurp };').replace(
+        "await fs.unlink(", "await drop(").replace("return fs.readFile(", "return slurp(")}
+    report = check(write(tmp_path / "aliased", files))
+    assert [(f.tool_name, f.evidence) for f in report.findings if f.kind == "contradiction"] == [
+        ("tidy_notes", "src/store.ts:5")]
+    assert not any(f.tool_name == "read_note" for f in report.findings)
+    from pipeline.scan.detect.source import SourceFile
+    from pipeline.scan.effects.imports import aliases
+
+    store = SourceFile("src/store.ts", files["src/store.ts"].encode())
+    assert aliases(store) == {"drop": "unlink", "slurp": "readFile"}  # `drop as unknown` is a cast
+    python = SourceFile("s.py", b"import requests as rq\nfrom subprocess import run as sh\n"
+                                b"with open(p) as f:\n    pass\n")
+    assert aliases(python) == {"rq": "requests", "sh": "run"}
