@@ -13,13 +13,14 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from pipeline.report.tables import cell_text, markdown_table
+from pipeline.scan.effects.follow import MAX_DEPTH, MAX_FUNCTIONS
 
 if TYPE_CHECKING:
     from pipeline.report.population_data import PopulationData
 
 #: ``effects_by_sdk`` columns -> their headers on the page
 BY_SDK = {"language": "language", "sdk": "SDK", "server_tools": "server tools", "handlers_located": "handlers",
-          "located_share": "share", "mutating_tools": "write, delete or exec",
+          "located_share": "located", "mutating_tools": "write, delete or exec",
           "read_only_tools": "readOnlyHint true", "read_only_mutating": "of them with such evidence",
           "contradictions": "contradictions", "doubts": "doubts", "suggestions": "suggested (unannotated)"}
 FINDINGS = {"repo": "repository", "tool_name": "tool", "hint": "hint", "declared": "declared",
@@ -40,9 +41,10 @@ def section(data: PopulationData) -> str:
                                          _findings(data, "contradiction"), _findings(data, "doubt")] if part)
 
 
-def _method() -> str:
+def _method() -> str:  # the bounds are the analysis's own, so the page cannot drift from them
     return ("Each server tool's handler (the function, closure or method its registration runs) was located and "
-            "read, with the repository's own functions it calls (five deep, across modules), for the calls that "
+            f"read, with the repository's own functions it calls ({MAX_DEPTH} deep and at most {MAX_FUNCTIONS} "
+            "functions a tool, across modules), for the calls that "
             "leave the process, classified by the knowledge in `pipeline/scan/effects/knowledge/` "
             "([EFFECTS.md](../../docs/EFFECTS.md)). Only hints written in source are judged: a default never "
             "contradicts. TypeScript/JavaScript, Python and Go are followed; the other languages' tools are counted "
