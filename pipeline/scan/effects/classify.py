@@ -73,6 +73,8 @@ def by_verb(file: SourceFile, known: Knowledge, call: Call) -> Found | None:
     method = call.method
     if "Option" in method:
         return None
+    if method.upper() == "POST" and _post_reads(file, call, Scope(frozenset(), (), {}, False)):
+        return [(model.READ_REMOTE, "http-post-read")]  # a client of its own: self.jira.post("search/jql")
     command = _COMMAND.match(file.text(call.arguments[0])) if call.arguments and method in ("send", "execute") else None
     if command is not None:
         method = command.group(1)
@@ -243,8 +245,15 @@ def _query_text(file: SourceFile, syntax: Syntax, node: object, scope: Scope) ->
 
 
 def _query_effect(known: Knowledge, query: str, where: str) -> str:
+    """What a query does: its first word, then any later word that changes data; a procedure
+    (``CALL db.index.fulltext.queryNodes``) by the verb of its own name."""
     words = re.findall(r"[A-Za-z]+", query.upper())
     family = "read"
+    procedure = re.match(r"\s*CALL\s+([\w.]+)", query, re.I)
+    if procedure is not None:
+        named = _WORDS.findall(procedure.group(1).rsplit(".", 1)[-1])
+        family = known.verbs.get(named[0].lower(), "read") if named else "read"
+        words = words[1:]
     for word in words[:1] + [w for w in words[1:] if w in ("INSERT", "UPDATE", "DELETE", "CREATE", "MERGE", "SET",
                                                           "DROP", "DETACH", "REMOVE", "TRUNCATE")]:
         found = known.query_verbs.get(word, "read")

@@ -144,6 +144,8 @@ class Follower:
             return []  # declared in too many files to tell which: not a file is parsed for it
         candidates = [c for c in self.shelf.named(name, syntax.language, only=file.path if own else None)
                       if c[1] != current]
+        root = self.shelf.package(file.path)  # a monorepo's other packages are not what this one calls
+        candidates = [c for c in candidates if self.shelf.in_package(c[0].path, root)] or candidates
         if on_self:
             chosen = [c for c in candidates if c[0].path == file.path] or candidates
         else:

@@ -20,12 +20,13 @@ _NODE = frozenset({"assert", "async_hooks", "buffer", "child_process", "cluster"
                    "events", "fs", "fs/promises", "module", "net", "os", "path", "perf_hooks", "process",
                    "querystring", "readline", "stream", "string_decoder", "timers", "tls", "tty", "url",
                    "util", "v8", "vm", "worker_threads", "zlib"})
-#: receivers named like a remote client (``this.client``, ``self._api``, ``octokit``, ``s3``)
+#: receivers named like a remote client (``this.client``, ``self._api``, ``octokit``, ``s3``): the
+#: client word ends the name (``knowledgeClient``, not ``clientRefreshPromises``)
 CLIENTISH = re.compile(r"(?i)^_*(?:\w*(?:client|api|sdk|service|svc|octokit|github|gitlab|stripe|slack|notion|"
                        r"jira|confluence|linear|kube|clientset|k8s|aws|s3|ec2|dynamo|gcs|bucket|storage|firestore|"
                        r"collection|coll|pinecone|elastic|redis|mongo|supabase|firebase|twilio|sendgrid|openai|"
                        r"anthropic|wallet|signer|contract|web3|ethers|viem|provider|gateway|connector|conn|"
-                       r"connection|session|db|database|repo|repository)\w*|es|gh|sdk)$")
+                       r"connection|session|db|database|repo|repository)(?:s|_?v?\d+)?|es|gh|sdk)$")
 
 
 def external_names(file: SourceFile) -> frozenset[str]:

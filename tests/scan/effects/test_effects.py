@@ -125,3 +125,24 @@ def test_an_aliased_import_is_read_as_its_package_and_a_cast_is_not_an_alias(tmp
     python = SourceFile("s.py", b"import requests as rq\nfrom subprocess import run as sh\n"
                                 b"with open(p) as f:\n    pass\n")
     assert aliases(python) == {"rq": "requests", "sh": "run"}
+
+
+@pytest.mark.parametrize(("query", "effect"), [
+    ("CALL db.index.fulltext.queryNodes($f) YIELD node OPTIONAL MATCH (node)-[r]-(o) RETURN node", "read-remote"),
+    ('CALL apoc.create.node(["A"], {})', "write-remote"),
+    ("MATCH (n) DETACH DELETE n", "delete-remote"),
+    ("WITH $rel AS rel MATCH (a), (b) MERGE (a)-[:R]->(b)", "write-remote"),
+])
+def test_a_query_is_read_by_its_verbs_and_a_procedure_by_its_name(query: str, effect: str) -> None:
+    from pipeline.scan.effects.classify import _query_effect
+    from pipeline.scan.effects.knowledge import knowledge
+
+    assert _query_effect(knowledge("python"), query, "remote") == effect
+
+
+@pytest.mark.parametrize(("name", "client"), [("knowledgeClient", True), ("dynamicClient", True), ("s3", True),
+                                              ("clientRefreshPromises", False), ("apiKey", False), ("coll", True)])
+def test_a_receiver_is_a_client_when_a_client_word_ends_its_name(name: str, client: bool) -> None:
+    from pipeline.scan.effects.imports import CLIENTISH
+
+    assert bool(CLIENTISH.match(name)) is client
