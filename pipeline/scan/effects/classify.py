@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from pipeline.scan.detect.source import SourceFile
 from pipeline.scan.effects import imports, model
-from pipeline.scan.effects.calls import Call, input_rooted, keyword, verb_of
+from pipeline.scan.effects.calls import Call, input_rooted, keyword, literals_in, verb_of
 from pipeline.scan.effects.knowledge import Knowledge
 from pipeline.scan.effects.languages import Syntax, string_value
 
@@ -197,8 +197,21 @@ def _process_or_fs(file: SourceFile, syntax: Syntax, known: Knowledge, call: Cal
             continue
         if rule.effect == "command-remote":
             return [(_command(file, known, call, scope), rule.rule)]
+        if rule.effect == model.EXEC and _fixed_read(file, syntax, known, call, scope):
+            return [(model.READ_LOCAL, "process-read")]  # `kubectl describe ...`: it runs, and cannot write
         return [(rule.effect, rule.rule)]
     return None
+
+
+def _fixed_read(file: SourceFile, syntax: Syntax, known: Knowledge, call: Call, scope: Scope) -> bool:
+    """Whether a process is started with a fixed command that names a read and nothing that
+    writes (``execFileSync("kubectl", ["describe", ...])``); one from the input is not fixed."""
+    if not call.arguments or any(input_rooted(file.text(a), scope.inputs) for a in call.arguments[:2]):
+        return False
+    words = [w for text in (*literals_in(file, syntax, call.arguments[:2]), *scope.literals)
+             for w in re.findall(r"[a-z]+", text.lower())]
+    families = {known.verbs[w] for w in words if w in known.verbs}
+    return families == {"read"}
 
 
 def _command(file: SourceFile, known: Knowledge, call: Call, scope: Scope) -> str:
@@ -230,7 +243,7 @@ def _sql(file: SourceFile, syntax: Syntax, known: Knowledge, call: Call, scope: 
     if call.method in sql.from_input and input_rooted(first, scope.inputs):  # any query: it can write and delete
         return [(kind, "sql-from-input") for kind in (model.EXEC, f"write-{where}", f"delete-{where}")]
     passed = [q for q in scope.literals if known.query_shape.search(q)]
-    if passed and call.arguments[0].type not in syntax.strings:
+    if passed and call.arguments[0].type == "identifier":  # a query handed in by name, not &query (GraphQL)
         return [(_query_effect(known, q, where), "sql") for q in passed[:3]]
     return None
 

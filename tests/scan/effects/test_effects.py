@@ -146,3 +146,18 @@ def test_a_receiver_is_a_client_when_a_client_word_ends_its_name(name: str, clie
     from pipeline.scan.effects.imports import CLIENTISH
 
     assert bool(CLIENTISH.match(name)) is client
+
+
+def test_a_fixed_command_that_only_reads_is_no_contradiction_and_one_that_deletes_is(tmp_path: Path) -> None:
+    server = SERVERS["typescript"]["src/index.ts"].split("server.registerTool(")[0] + """
+import { execFileSync } from "child_process";
+
+server.registerTool("describe_pod", { annotations: { readOnlyHint: true } },
+  async () => ({ content: [{ type: "text", text: String(execFileSync("kubectl", ["describe", "pod", "web"])) }] }));
+
+server.registerTool("drop_pod", { annotations: { readOnlyHint: true } },
+  async () => ({ content: [{ type: "text", text: String(execFileSync("kubectl", ["delete", "pod", "web"])) }] }));
+"""
+    files = {**SERVERS["typescript"], "src/index.ts": server}
+    report = check(write(tmp_path / "kube", files))
+    assert [f.tool_name for f in report.findings if f.kind == "contradiction"] == ["drop_pod"]
