@@ -36,7 +36,8 @@ def _one(tool: Tool, shelf: Shelf, follower: Follower) -> ToolEffects:
         handler, file, node = handlers.locate(shelf, tool.path, tool.line, tool.tool_name)
         if file is None or node is None:
             return ToolEffects(tool.path, tool.line, tool.tool_name, handler, ())
-        inputs = frozenset(parameters(file, node)) if node.type in SYNTAXES[language_of(file.path) or ""].functions \
+        syntax = SYNTAXES[language_of(file.path) or ""]  # the receiver and a context are no input
+        inputs = frozenset(parameters(file, node)) - set(syntax.self_names) if node.type in syntax.functions \
             else frozenset()
         seeds = _name_verbs(tool.tool_name) if handler.kind == "generic" else ()
         effects, read = follower.effects(file, node, inputs, seeds)

@@ -156,7 +156,7 @@ class Follower:
                scope: Scope) -> Frame | None:
         if frame.depth + 1 > MAX_DEPTH:
             return None
-        params = [p for p in parameters(file, target) if p not in syntax.self_names or p == "ctx"]
+        params = parameters(file, target)
         if params[:1] and params[0] in ("self", "cls"):
             params = params[1:]
         passed: set[str] = set()

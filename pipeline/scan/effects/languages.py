@@ -33,7 +33,7 @@ class Syntax:
     inputs: tuple[str, ...]
     """names that hold a tool call's input wherever they are in scope."""
     self_names: tuple[str, ...] = ()
-    """parameters that are the receiver, not input (``self``, ``cls``)."""
+    """a handler's parameters that are never the tool's input (``self``, a request context)."""
 
 
 TYPESCRIPT = Syntax(
@@ -47,6 +47,7 @@ TYPESCRIPT = Syntax(
     pairs=frozenset({"pair"}),
     classes=frozenset({"class_declaration", "class", "abstract_class_declaration"}),
     inputs=("args", "params", "input", "arguments", "request", "req"),
+    self_names=("ctx", "context", "extra", "signal"),
 )
 PYTHON = Syntax(
     "python",

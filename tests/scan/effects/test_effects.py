@@ -161,3 +161,34 @@ server.registerTool("drop_pod", { annotations: { readOnlyHint: true } },
     files = {**SERVERS["typescript"], "src/index.ts": server}
     report = check(write(tmp_path / "kube", files))
     assert [f.tool_name for f in report.findings if f.kind == "contradiction"] == ["drop_pod"]
+
+
+def test_a_request_context_is_not_the_tools_input(tmp_path: Path) -> None:
+    store = """package main
+
+import (
+\t"context"
+\t"net/http"
+
+\t"github.com/mark3labs/mcp-go/mcp"
+)
+
+func fixedPage(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+\tr, _ := http.NewRequestWithContext(ctx, http.MethodGet, "https://api.example.com/status", nil)
+\t_, err := http.DefaultClient.Do(r)
+\treturn nil, err
+}
+
+func anyPage(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+\tpage, _ := req.RequireString("url")
+\tr, _ := http.NewRequestWithContext(ctx, http.MethodGet, page, nil)
+\t_, err := http.DefaultClient.Do(r)
+\treturn nil, err
+}
+"""
+    main = SERVERS["go"]["main.go"].split("\ts.AddTool(")[0] + (
+        '\ts.AddTool(mcp.NewTool("status", mcp.WithOpenWorldHintAnnotation(false)), fixedPage)\n'
+        '\ts.AddTool(mcp.NewTool("fetch", mcp.WithOpenWorldHintAnnotation(false)), anyPage)\n}\n')
+    report = check(write(tmp_path / "web", {"go.mod": SERVERS["go"]["go.mod"], "main.go": main, "store.go": store}))
+    assert [(f.tool_name, f.hint) for f in report.findings if f.kind == "contradiction"] == [
+        ("fetch", "openWorldHint")]
