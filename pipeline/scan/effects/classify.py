@@ -14,13 +14,17 @@ from pipeline.scan.effects.calls import Call, input_rooted, keyword, literals_in
 from pipeline.scan.effects.knowledge import Knowledge
 from pipeline.scan.effects.languages import Syntax, string_value
 
-_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 _METHOD_EFFECT = {"GET": model.READ_REMOTE, "HEAD": model.READ_REMOTE, "OPTIONS": model.READ_REMOTE,
                   "POST": model.WRITE_REMOTE, "PUT": model.WRITE_REMOTE, "PATCH": model.WRITE_REMOTE,
                   "DELETE": model.DELETE_REMOTE}
 #: a client method named for its verb, spelled otherwise (``superagent.del``, Go's ``http.PostForm``)
+_READ_URL = re.compile(r"(?i)(?:search|query|find|list|get|rerank|scrap|validat|fetch|read|lookup|describe|"
+                       r"retriev|count|explain|preview|estimate|graphql|token|oauth|auth|login|compile|render|"
+                       r"convert|check|analy|info|history|replies|unread)")
+_NOT_PATH = re.compile(r"['\"`](?:GET|POST|PUT|PATCH|DELETE|HEAD)['\"`]|\b(?:get|Get)[A-Z_]\w*\(|\w+\.stringify")
+_ENDPOINT = re.compile(r"^/?[\w.\-/{}:$]+$")
 _SPELLED = {"DEL": "DELETE", "POSTFORM": "POST"}
-_THIS = ("this", "self", "cls", "s", "h", "t", "c")
 
 
 @dataclass(frozen=True)
@@ -53,69 +57,6 @@ def classify(file: SourceFile, syntax: Syntax, known: Knowledge, call: Call, sco
     return None
 
 
-def by_verb(file: SourceFile, known: Knowledge, call: Call) -> Found | None:
-    """A service method by its verb (``client.issues.delete``, ``api.createIssue``, ``coll.save``),
-    for a call the repository does not define, made on an imported package, an object made from
-    one, or a receiver named like a client (``imports``); an AWS-style ``send(new XCommand())`` by
-    X's verb. ``None`` for local receivers and inert names."""
-    receiver = [part for part in call.receiver.split(".") if part]
-    while receiver and receiver[0] in _THIS:
-        receiver.pop(0)
-    root = receiver[0].split("(")[0] if receiver else ""
-    if not root or root in known.local_receivers or call.receiver in known.local_receivers:
-        return None
-    externals = imports.external_names(file) - known.local_packages
-    segments = [part.split("(")[0] for part in receiver]
-    if _LOCALISH.search(root) or root in known.local_packages or not (
-            root in externals or any(imports.CLIENTISH.match(p) for p in segments)
-            or imports.made_from(file, root, externals)):
-        return None
-    method = call.method
-    if "Option" in method:
-        return None
-    if method.upper() == "POST" and _post_reads(file, call, Scope(frozenset(), (), {}, False)):
-        return [(model.READ_REMOTE, "http-post-read")]  # a client of its own: self.jira.post("search/jql")
-    command = _COMMAND.match(file.text(call.arguments[0])) if call.arguments and method in ("send", "execute") else None
-    if command is not None:
-        method = command.group(1)
-    elif method in _COLLECTION or "[" in call.receiver or (method in known.inert and not (
-            _deep(call.receiver) or method in _DATA_VERBS)):
-        return None
-    words = _WORDS.findall(method.lstrip("_$"))
-    if len(words) > 1 and words[0].lower() == "set":
-        return None  # setX: a setter on an object in the process, not a service call
-    family = known.verbs.get(words[0].lower()) if words else None
-    if family is None or (len(words) == 1 and not _deep(call.receiver)
-                          and not (method.lower() in _DATA_VERBS and imports.CLIENTISH.match(root))):
-        return None
-    return [(f"{family}-remote", "verb")]
-
-
-_LOCALISH = re.compile(r"(?i)(?:cache|map|list|set|registry|dict|options|config|params|headers|builder|queue|"
-                       r"opts|args)$")
-_READ_URL = re.compile(r"(?i)(?:search|query|find|list|get|rerank|scrap|validat|fetch|read|lookup|describe|"
-                       r"retriev|count|explain|preview|estimate|graphql|token|oauth|auth|login|compile|render|"
-                       r"convert|check|analy|info|history|replies|unread)")
-_NOT_PATH = re.compile(r"['\"`](?:GET|POST|PUT|PATCH|DELETE|HEAD)['\"`]|\b(?:get|Get)[A-Z_]\w*\(|\w+\.stringify")
-_ENDPOINT = re.compile(r"^/?[\w.\-/{}:$]+$")
-#: a collection's own methods: never a service call, however deep the receiver
-_COLLECTION = frozenset({"append", "extend", "push", "pop", "clear", "sort", "reverse", "splice", "shift", "unshift",
-                         "discard", "setdefault", "replace_with", "insert_before", "insert_after", "appendChild"})
-_COMMAND = re.compile(r"\s*new\s+(\w+?)Command\b")
-#: verbs that change a store even when called on a client held in one name (``coll.save(doc)``)
-_DATA_VERBS = frozenset({"save", "update", "remove", "delete", "insert", "create", "upsert", "put", "patch",
-                         "destroy", "drop", "del", "set", "add", "post", "truncate", "purge",
-                         "replace", "write"})
-
-
-def _deep(receiver: str) -> bool:
-    """A receiver two or more names deep beyond ``this`` (``stripe.customers``, ``client.indices``)."""
-    parts = [p for p in receiver.split(".") if p]
-    while parts and parts[0] in _THIS:
-        parts.pop(0)
-    return len(parts) >= 2
-
-
 def _http(file: SourceFile, syntax: Syntax, known: Knowledge, call: Call, scope: Scope) -> Found | None:
     if known.any_call.search(call.callee) is None:
         return None
@@ -131,7 +72,7 @@ def _http(file: SourceFile, syntax: Syntax, known: Knowledge, call: Call, scope:
         if not verbs:
             return [(model.UNKNOWN, "http-method")]
         effects = [(_METHOD_EFFECT.get(v, model.READ_REMOTE), "http") for v in sorted(verbs)]
-        if verbs == {"POST"} and _post_reads(file, call, scope):
+        if verbs == {"POST"} and post_reads(file, call, scope):
             effects = [(model.READ_REMOTE, "http-post-read")]  # a search, query or token sent as POST
         url = call.arguments[0] if call.arguments else None
         if rule.method == "argument" and len(call.arguments) > 1:
@@ -143,7 +84,7 @@ def _http(file: SourceFile, syntax: Syntax, known: Knowledge, call: Call, scope:
     return None
 
 
-def _post_reads(file: SourceFile, call: Call, scope: Scope) -> bool:
+def post_reads(file: SourceFile, call: Call, scope: Scope) -> bool:
     """Whether a POST's endpoint, as written or passed down, names a read (``/search``,
     ``users.search``, ``oauth/token``): such a POST asks, it does not change."""
     positional = [a for a in call.arguments[:3] if a.type not in ("keyword_argument", "object", "dictionary")]
@@ -264,7 +205,7 @@ def _query_effect(known: Knowledge, query: str, where: str) -> str:
     family = "read"
     procedure = re.match(r"\s*CALL\s+([\w.]+)", query, re.I)
     if procedure is not None:
-        named = _WORDS.findall(procedure.group(1).rsplit(".", 1)[-1])
+        named = WORDS.findall(procedure.group(1).rsplit(".", 1)[-1])
         family = known.verbs.get(named[0].lower(), "read") if named else "read"
         words = words[1:]
     for word in words[:1] + [w for w in words[1:] if w in ("INSERT", "UPDATE", "DELETE", "CREATE", "MERGE", "SET",
@@ -275,4 +216,4 @@ def _query_effect(known: Knowledge, query: str, where: str) -> str:
     return f"{family}-{where}"
 
 
-__all__ = ["Scope", "by_verb", "classify"]
+__all__ = ["WORDS", "Scope", "classify", "post_reads"]

@@ -13,9 +13,10 @@ from pipeline.scan.detect.source import SourceFile, language_of
 from pipeline.scan.detect.syntax import Node, walk
 from pipeline.scan.effects import model
 from pipeline.scan.effects.calls import Call, call_of, input_rooted, literals_in, one_line
-from pipeline.scan.effects.classify import Scope, by_verb, classify
+from pipeline.scan.effects.classify import Scope, classify
 from pipeline.scan.effects.knowledge import knowledge
 from pipeline.scan.effects.languages import SYNTAXES, Syntax, nodes_of, parameters, string_value
+from pipeline.scan.effects.services import by_verb
 from pipeline.scan.effects.shelf import Shelf
 
 #: how many of the repository's functions may lie between a handler and a call

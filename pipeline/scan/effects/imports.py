@@ -1,6 +1,6 @@
 """The names a file binds to other packages (``import Stripe from "stripe"``, ``import boto3``,
 ``"github.com/google/go-github/v66/github"``): a method called on one of them, or on an object
-made from one, is a service's, read by its verb (``classify.by_verb``)."""
+made from one, is a service's, read by its verb (``services.by_verb``)."""
 
 from __future__ import annotations
 
