@@ -21,7 +21,7 @@ _METHOD_EFFECT = {"GET": model.READ_REMOTE, "HEAD": model.READ_REMOTE, "OPTIONS"
 #: a client method named for its verb, spelled otherwise (``superagent.del``, Go's ``http.PostForm``)
 _READ_URL = re.compile(r"(?i)(?:search|query|find|list|get|rerank|scrap|validat|fetch|read|lookup|describe|"
                        r"retriev|count|explain|preview|estimate|graphql|token|oauth|auth|login|compile|render|"
-                       r"convert|check|analy|info|history|replies|unread)")
+                       r"convert|check|analy|info|history|replies|unread|export)")
 _NOT_PATH = re.compile(r"['\"`](?:GET|POST|PUT|PATCH|DELETE|HEAD)['\"`]|\b(?:get|Get)[A-Z_]\w*\(|\w+\.stringify")
 _ENDPOINT = re.compile(r"^/?[\w.\-/{}:$]+$")
 _SPELLED = {"DEL": "DELETE", "POSTFORM": "POST"}

@@ -146,7 +146,8 @@ class Follower:
         candidates = [c for c in self.shelf.named(name, syntax.language, only=file.path if own else None)
                       if c[1] != current]
         root = self.shelf.package(file.path)  # a monorepo's other packages are not what this one calls
-        candidates = [c for c in candidates if self.shelf.in_package(c[0].path, root)] or candidates
+        candidates = [c for c in candidates if self.shelf.in_package(c[0].path, root)] or [
+            c for c in candidates if not self.shelf.package(c[0].path)]  # else the tree's own root only
         if on_self:
             chosen = [c for c in candidates if c[0].path == file.path] or candidates
         else:

@@ -192,3 +192,22 @@ func anyPage(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult,
     report = check(write(tmp_path / "web", {"go.mod": SERVERS["go"]["go.mod"], "main.go": main, "store.go": store}))
     assert [(f.tool_name, f.hint) for f in report.findings if f.kind == "contradiction"] == [
         ("fetch", "openWorldHint")]
+
+
+def test_a_monorepo_package_calls_its_own_functions_not_a_siblings(tmp_path: Path) -> None:
+    server = SERVERS["typescript"]["src/index.ts"].split("server.registerTool(")[0].replace(
+        'import { removeNote, readNote } from "./store.js";', 'import { tidy } from "./tidy.js";') + (
+        'server.registerTool("tidy", { annotations: { readOnlyHint: true } }, async () => {\n'
+        '  await tidy();\n  return { content: [] };\n});\n')
+    files = {
+        "servers/notes/package.json": SERVERS["typescript"]["package.json"],
+        "servers/notes/src/index.ts": server,
+        "servers/notes/src/tidy.ts": 'import { promises as fs } from "fs";\n'
+                                     'export async function tidy() { return fs.readFile("notes/index.md", "utf8"); }\n',
+        "servers/files/package.json": SERVERS["typescript"]["package.json"],
+        "servers/files/src/tidy.ts": 'import { promises as fs } from "fs";\n'
+                                     'export async function tidy() { await fs.rm("files", { recursive: true }); }\n',
+    }
+    report = check(write(tmp_path / "mono", files))
+    assert report.located == 1
+    assert not [f for f in report.findings if f.kind == "contradiction"]
