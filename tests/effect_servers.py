@@ -139,7 +139,64 @@ func putKey(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, 
 """,
 }
 
-SERVERS = {"typescript": TYPESCRIPT, "python": PYTHON, "go": GO}
+RUST = {
+    "Cargo.toml": '[package]\nname = "notes"\nversion = "0.1.0"\nedition = "2021"\n\n'
+                  '[dependencies]\nrmcp = { version = "0.2", features = ["server"] }\n',
+    "src/main.rs": """use rmcp::{handler::server::tool::Parameters, model::CallToolResult};
+use rmcp::{tool, tool_router, ErrorData};
+
+mod store;
+use store::Store;
+
+pub struct Notes {
+    store: Store,
+}
+
+#[tool_router]
+impl Notes {
+    #[tool(description = "Forget a note", annotations(read_only_hint = true))]
+    async fn forget_note(&self, Parameters(args): Parameters<NoteArgs>) -> Result<CallToolResult, ErrorData> {
+        self.store.forget(&args.name).ok();
+        Ok(CallToolResult::success(vec![]))
+    }
+
+    #[tool(description = "Read a note", annotations(read_only_hint = true))]
+    async fn read_note(&self, Parameters(args): Parameters<NoteArgs>) -> Result<CallToolResult, ErrorData> {
+        let text = self.store.read(&args.name).unwrap_or_default();
+        Ok(CallToolResult::success(vec![text.clone().into()]))
+    }
+
+    #[tool(description = "Save a note")]
+    async fn save_note(&self, Parameters(args): Parameters<NoteArgs>) -> Result<CallToolResult, ErrorData> {
+        self.store.save(&args.name, &args.text).ok();
+        Ok(CallToolResult::success(vec![]))
+    }
+}
+""",
+    "src/store.rs": """use std::path::PathBuf;
+
+pub struct Store {
+    pub root: PathBuf,
+}
+
+impl Store {
+    pub fn forget(&self, name: &str) -> std::io::Result<()> {
+        std::fs::remove_file(self.root.join(name))?;
+        Ok(())
+    }
+
+    pub fn read(&self, name: &str) -> std::io::Result<String> {
+        std::fs::read_to_string(self.root.join(name))
+    }
+
+    pub fn save(&self, name: &str, text: &str) -> std::io::Result<()> {
+        std::fs::write(self.root.join(name), text)
+    }
+}
+""",
+}
+
+SERVERS = {"typescript": TYPESCRIPT, "python": PYTHON, "go": GO, "rust": RUST}
 
 
 def write(root: Path, files: dict[str, str]) -> Path:

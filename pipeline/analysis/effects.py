@@ -15,7 +15,10 @@ MUTATING = ("write-local", "write-remote", "delete-local", "delete-remote", "exe
 
 _LANGUAGE = """CASE WHEN regexp_matches(h.path, '\\.pyi?$') THEN 'python'
                     WHEN regexp_matches(h.path, '\\.go$') THEN 'go'
-                    WHEN regexp_matches(h.path, '\\.[cm]?[jt]sx?$') THEN 'typescript' ELSE 'other' END"""
+                    WHEN regexp_matches(h.path, '\\.[cm]?[jt]sx?$') THEN 'typescript'
+                    WHEN regexp_matches(h.path, '\\.rs$') THEN 'rust'
+                    WHEN regexp_matches(h.path, '\\.(java|kt)$') THEN 'jvm'
+                    WHEN regexp_matches(h.path, '\\.cs$') THEN 'csharp' ELSE 'other' END"""
 
 
 def has_effects(con: duckdb.DuckDBPyConnection, manifest: str | None = None) -> bool:

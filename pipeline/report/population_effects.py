@@ -47,8 +47,8 @@ def _method() -> str:  # the bounds are the analysis's own, so the page cannot d
             "functions a tool, across modules), for the calls that "
             "leave the process, classified by the knowledge in `pipeline/scan/effects/knowledge/` "
             "([EFFECTS.md](../../docs/EFFECTS.md)). Only hints written in source are judged: a default never "
-            "contradicts. TypeScript/JavaScript, Python and Go are followed; the other languages' tools are counted "
-            "as not located.")
+            "contradicts. TypeScript/JavaScript, Python, Go and Rust are followed; the other languages' tools "
+            "are counted as not located.")
 
 
 def _headline(data: PopulationData) -> str:

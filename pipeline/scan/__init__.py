@@ -9,7 +9,7 @@ path (``roles``), tree notes (``notes``) and the registration detector's rows (`
 by another version is scanned again (from the cache, without downloading).
 """
 
-SCANNER_VERSION = "22"  # 2: the registration detector runs in the same pass; 3: tree notes;
+SCANNER_VERSION = "23"  # 2: the registration detector runs in the same pass; 3: tree notes;
 # 4: wrappers of wrappers, mirrored Go types, TypeScript lists it cannot follow;
 # 5: TypeScript tools written as classes, hints assigned after the object is made;
 # 6: hints a wrapper takes as parameters, records of definitions a tools/list handler lists,
@@ -38,3 +38,5 @@ SCANNER_VERSION = "22"  # 2: the registration detector runs in the same pass; 3:
 # 20: a file naming inputSchema is kept (a tool object exported by a module of its own)
 # 21: a proxy's tools/list destructured from a client's listTools() is one unnamed row made at run time
 # 22: each server tool's handler located and read for its effects (tool_handlers, tool_effects, tool_verdicts)
+# 23: handlers read in Rust; a server's tests never followed; methods handed to a call followed; an HTTP
+# verb's constant passed down; a server's own cache writes set aside; typed function constants found

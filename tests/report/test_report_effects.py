@@ -19,22 +19,22 @@ def _census(tmp_path: Path) -> Path:
     trees = {f"acme/{language}": {name: text.encode() for name, text in files.items()}
              for language, files in SERVERS.items()}
     db, statuses = tree_census(tmp_path, "servers", trees)
-    assert statuses == ["scanned"] * 3
+    assert statuses == ["scanned"] * len(SERVERS)
     return db
 
 
 def test_the_section_counts_handlers_and_links_every_contradiction(tmp_path: Path) -> None:
     con = stats.connect(_census(tmp_path))
     by_sdk = stats.effects_by_sdk(con, "servers")
-    assert sorted(by_sdk["language"].to_list()) == ["go", "python", "typescript"]
-    assert by_sdk["server_tools"].sum() == 9
-    assert by_sdk["handlers_located"].sum() == 9
-    assert by_sdk["read_only_tools"].sum() == 6
-    assert by_sdk["read_only_mutating"].sum() == 3
-    assert by_sdk["contradictions"].sum() == 3
+    assert sorted(by_sdk["language"].to_list()) == ["go", "python", "rust", "typescript"]
+    assert by_sdk["server_tools"].sum() == 12  # each server: a read-only tool that deletes, a clean one, a silent one
+    assert by_sdk["handlers_located"].sum() == 12
+    assert by_sdk["read_only_tools"].sum() == 8
+    assert by_sdk["read_only_mutating"].sum() == 4
+    assert by_sdk["contradictions"].sum() == 4
     page = render(population.collect(con, "servers"))
     assert "## Do the hints tell the truth?" in page
-    assert "Of the 6 tools that declare `readOnlyHint: true`, 3 (50%) have write, delete or exec evidence" in page
+    assert "Of the 8 tools that declare `readOnlyHint: true`, 4 (50%) have write, delete or exec evidence" in page
     go = stats.findings(con, "servers").filter(pl.col("repo") == "acme/go").row(0, named=True)
     assert go["permalink"] == f"https://github.com/acme/go/blob/{go['commit']}/store.go#L12"
     assert f"[store.go:12]({go['permalink']})" in page

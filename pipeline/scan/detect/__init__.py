@@ -205,14 +205,14 @@ class Detector:
         notes = (*evidence.sdk_notes(self.dependencies),
                  *evidence.usage_notes(f for group in self._files.values() for f in group),
                  *evidence.no_source_note(self._sources))
-        effects = self._effects_of(tools) if self.effects else ()
+        effects = self._effects_of(tools, rules) if self.effects else ()
         found = Detection(tuple(tools), tuple(self._exclusions), parsed, notes, effects)
         self._reset()
         return found
 
-    def _effects_of(self, tools: list[Tool]) -> tuple[ToolEffects, ...]:
+    def _effects_of(self, tools: list[Tool], rules: RoleRules) -> tuple[ToolEffects, ...]:
         from pipeline.scan.effects.analysis import analyse  # imports this package: not at the top
-        found = analyse(tools, self._shelf)
+        found = analyse(tools, self._shelf, rules)
         for file in self._shelf.files.values():
             file.forget_tree()
         return found

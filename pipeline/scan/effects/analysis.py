@@ -13,11 +13,15 @@ from pipeline.scan.effects.follow import Follower
 from pipeline.scan.effects.languages import SYNTAXES, parameters
 from pipeline.scan.effects.model import Effect, Handler, ToolEffects
 from pipeline.scan.effects.shelf import Shelf
+from pipeline.scan.roles import SERVER, RoleRules
 
 
-def analyse(tools: Iterable[Tool], shelf: Shelf) -> tuple[ToolEffects, ...]:
+def analyse(tools: Iterable[Tool], shelf: Shelf, roles: RoleRules | None = None) -> tuple[ToolEffects, ...]:
     """The handler and effects of every MCP tool in ``tools`` whose file the shelf holds; a tool
-    of a language the analysis does not follow gets a handler ``none`` with that reason."""
+    of a language the analysis does not follow gets a handler ``none`` with that reason. Only the
+    files ``roles`` gives the server's role are read (a server's tests run none of its tools)."""
+    rules = roles if roles is not None else RoleRules()
+    shelf.narrow(lambda path: rules.of_path(path).role == SERVER)
     follower = Follower(shelf)
     found: list[ToolEffects] = []
     for tool in tools:

@@ -26,7 +26,8 @@ class Call:
     node: Node
     """the call node."""
     callee: str
-    """the callee as written, on one line (``await``, ``?.``, ``!`` and type arguments removed)."""
+    """the callee as written, on one line (``await``, ``?.``, ``!`` and type arguments removed;
+    Rust's ``::`` read as ``.``: ``tokio.fs.write``)."""
     arguments: tuple[Node, ...]
     """the argument nodes (keyword arguments included)."""
 
@@ -49,6 +50,7 @@ def call_of(file: SourceFile, node: Node) -> Call | None:
     if target is None:
         return None
     text = _SPACE.sub("", file.text(target)).replace("?.", ".").replace("!.", ".")
+    text = re.sub(r"::<[^<>()]*>", "", text).replace("::", ".")  # Rust's paths read as names
     text = re.sub(r"<[^<>()]*>$", "", text)
     if node.type == "new_expression":
         text = "new " + text
@@ -102,11 +104,15 @@ def keyword(file: SourceFile, args: tuple[Node, ...], name: str) -> Node | None:
 
 
 def literals_in(file: SourceFile, syntax: Syntax, nodes: tuple[Node, ...], limit: int = 24) -> tuple[str, ...]:
-    """The string literals written in ``nodes`` (arguments passed down to a function), in order."""
+    """The string literals written in ``nodes`` (arguments passed down to a function), in order,
+    and the HTTP verbs named by a constant (Go's ``http.MethodPost``, Rust's ``Method::POST``)."""
     found: list[str] = []
     stack = list(reversed(nodes))
     while stack and len(found) < limit:
         node = stack.pop()
+        if node.type in _CONSTANTS and (verb := verb_of(file.text(node))) is not None:
+            found.append(verb)
+            continue
         if node.type in syntax.strings:
             value = string_value(file, node)
             if value:
@@ -121,4 +127,9 @@ def verb_of(text: str) -> str | None:
     value = text.strip().strip("'\"`").upper()
     if value.startswith("HTTP.METHOD"):
         value = value.removeprefix("HTTP.METHOD")
+    value = _METHOD_PATH.sub("", value)
     return value if value in HTTP_VERBS else None
+
+
+_CONSTANTS = frozenset({"selector_expression", "scoped_identifier"})
+_METHOD_PATH = re.compile(r"^(?:\w+::)*METHOD::")

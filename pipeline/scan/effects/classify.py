@@ -134,6 +134,8 @@ def _process_or_fs(file: SourceFile, syntax: Syntax, known: Knowledge, call: Cal
             continue
         if rule.receiver is not None and rule.receiver.search(call.receiver) is None:
             continue
+        if len(call.arguments) < rule.arguments:
+            continue
         if rule.needs_input and not (call.arguments and input_rooted(file.text(call.arguments[0]), scope.inputs)):
             continue
         if rule.effect == "command-remote":

@@ -10,12 +10,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from pipeline.scan.detect.source import SourceFile, language_of
-from pipeline.scan.detect.syntax import Node, walk
-from pipeline.scan.effects import model
-from pipeline.scan.effects.calls import Call, call_of, input_rooted, literals_in, one_line
-from pipeline.scan.effects.classify import Scope, classify
+from pipeline.scan.detect.syntax import Node
+from pipeline.scan.effects import bodies, model
+from pipeline.scan.effects.calls import Call, input_rooted, literals_in, one_line
+from pipeline.scan.effects.classify import Found, Scope, classify
 from pipeline.scan.effects.knowledge import knowledge
-from pipeline.scan.effects.languages import SYNTAXES, Syntax, nodes_of, parameters, string_value
+from pipeline.scan.effects.languages import SYNTAXES, Syntax, function_name, parameters
 from pipeline.scan.effects.services import by_verb
 from pipeline.scan.effects.shelf import Shelf
 
@@ -30,13 +30,8 @@ MAX_CANDIDATES = 4
 _USEFUL = re.compile(r"^(?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS|get|post|put|patch|delete)$|^/|^\{|^\$\{|"
                      r"^[\w\-{}$]+(?:[./][\w\-{}$]+)+$")
 #: receivers that name the calling object itself (or nothing: a plain function call)
-_SELF = frozenset({"", "this", "self", "cls", "super()", "super"})
-_CALL_KINDS = ("call_expression", "new_expression", "call")
+_SELF = frozenset({"", "this", "self", "cls", "super()", "super", "Self"})
 _REFERENCES = frozenset({"identifier", "attribute", "member_expression", "selector_expression"})
-_BINDINGS = ("identifier", "shorthand_property_identifier_pattern")
-_ASSIGNMENTS = {"variable_declarator": ("name", "value"), "assignment_expression": ("left", "right"),
-                "assignment": ("left", "right"), "short_var_declaration": ("left", "right"),
-                "assignment_statement": ("left", "right"), "var_spec": ("name", "value")}
 
 
 Step = tuple["model.Effect | None", "Frame | None"]
@@ -66,7 +61,9 @@ class Follower:
 
     def __init__(self, shelf: Shelf) -> None:
         self.shelf = shelf
-        self._done: dict[tuple[str, int, int, tuple[str, ...], frozenset[str]], list[Step]] = {}
+        self._done: dict[tuple[str, int, tuple[str, ...], frozenset[str]], list[Step]] = {}
+        self._chosen: dict[tuple[str, int, int, int, str], list[tuple[SourceFile, Node]]] = {}
+        self._verbs: dict[tuple[str, int, int], Found | None] = {}
 
     def effects(self, file: SourceFile, node: Node, inputs: frozenset[str],
                 literals: tuple[str, ...] = ()) -> tuple[list[model.Effect], int]:
@@ -83,26 +80,25 @@ class Follower:
             if key in seen:
                 continue
             seen.add(key)
-            known = (frame.file.path, frame.node.start_byte, frame.depth, frame.literals[:8], frame.inputs)
-            if known not in self._done:  # a function read for one tool serves the next that reaches it
-                self._done[known] = list(self._frame(frame, syntax))
-            for effect, followed in self._done[known]:
+            if key not in self._done:  # a function read for one tool serves the next that reaches it,
+                self._done[key] = list(self._frame(frame, syntax))  # at whatever depth it does
+            for effect, followed in self._done[key]:
                 if effect is not None:
-                    found.append(effect)
-                if followed is not None:
-                    stack.append(followed)
+                    found.append(model.Effect(effect.kind, effect.path, effect.line, effect.call, effect.rule,
+                                              frame.depth) if frame.depth else effect)
+                if followed is not None and frame.depth < MAX_DEPTH:
+                    stack.append(Frame(followed.file, followed.node, followed.function, frame.depth + 1,
+                                       followed.inputs, followed.literals))
         return found, len(seen)
 
     def _frame(self, frame: Frame, syntax: Syntax) -> Iterator[tuple[model.Effect | None, Frame | None]]:
         file = frame.file
         known = knowledge(syntax.language)
-        inputs, constants = _locals(file, syntax, frame.node, frame.inputs)
+        inputs, constants = bodies.bound(file, syntax, frame.node, frame.inputs)
         local_db = file.kept("effects-local-db", lambda: any(w.encode() in file.data for w in known.sql.local))
         scope = Scope(inputs, frame.literals, constants, local_db)
-        for node in _calls(file, frame.node):
-            call = call_of(file, node)
-            if call is None:
-                continue
+        housekeeping = frame.node is not frame.function and bodies.housekeeping(function_name(file, frame.function))
+        for node, call in bodies.calls(file, frame.node):
             found = classify(file, syntax, known, call, scope)
             if found is None:
                 targets = self._targets(file, syntax, call, frame.function)
@@ -110,31 +106,44 @@ class Follower:
                     for target_file, target in targets:
                         yield None, self._enter(frame, syntax, call, target_file, target, scope)
                     continue
-                found = by_verb(file, known, call)
+                verb_key = (file.path, node.start_byte, node.end_byte)
+                if verb_key not in self._verbs:
+                    self._verbs[verb_key] = by_verb(file, known, call)
+                found = self._verbs[verb_key]
             for callback in self._callbacks(file, syntax, call, frame, scope):
                 yield None, callback
             for kind, rule in found or ():
-                yield model.Effect(kind, file.path, file.line(node), one_line(file, node), rule, frame.depth), None
+                if housekeeping and kind in bodies.LOCAL_CHANGES:
+                    continue
+                yield model.Effect(kind, file.path, file.line(node), one_line(file, node), rule, 0), None
 
     def _callbacks(self, file: SourceFile, syntax: Syntax, call: Call, frame: Frame,
                    scope: Scope) -> Iterator[Frame]:
         """The repository's functions a call is handed to run (``asyncio.to_thread(fn)``,
-        ``promise.then(handler)``, ``go worker()``): each is followed as if called."""
+        ``to_thread(client.move_issue, key)``, ``promise.then(handler)``, ``go worker()``): each is
+        followed as if called; a plain name only to this file's function, a method as a call would."""
         for arg in call.arguments:
             if arg.type not in _REFERENCES or file.text(arg) in scope.inputs or file.text(arg) in scope.constants:
                 continue
-            name = file.text(arg).rsplit(".", 1)[-1]
-            local = [c for c in self.shelf.named(name, syntax.language)
-                     if c[0].path == file.path and c[1] != frame.function]
-            for target_file, target in local[:MAX_CANDIDATES]:
-                entered = self._enter(frame, syntax, Call(call.node, name, ()), target_file, target, scope)
-                if entered is not None:
-                    yield entered
+            handed = Call(call.node, file.text(arg), ())
+            if "." in handed.callee:
+                targets = self._targets(file, syntax, handed, frame.function)
+            else:
+                targets = [c for c in self.shelf.named(handed.method, syntax.language)
+                           if c[0].path == file.path and c[1] != frame.function][:MAX_CANDIDATES]
+            for target_file, target in targets:
+                yield self._enter(frame, syntax, handed, target_file, target, scope)
 
     def _targets(self, file: SourceFile, syntax: Syntax, call: Call, current: Node) -> list[tuple[SourceFile, Node]]:
         """The repository's functions a call may run, the calling function aside: for ``name()``
         or ``this.name()`` this file's first; for ``x.name()`` the methods of the repository's
         classes named so (else any function); none when the name is too common to tell."""
+        key = (file.path, call.node.start_byte, call.node.end_byte, current.start_byte, call.callee)
+        if key not in self._chosen:
+            self._chosen[key] = self._choose(file, syntax, call, current)
+        return self._chosen[key]
+
+    def _choose(self, file: SourceFile, syntax: Syntax, call: Call, current: Node) -> list[tuple[SourceFile, Node]]:
         name = call.method.removeprefix("new ")
         if not name.replace("$", "_").isidentifier():
             return []
@@ -155,9 +164,8 @@ class Follower:
         return chosen if len(chosen) <= MAX_CANDIDATES else []
 
     def _enter(self, frame: Frame, syntax: Syntax, call: Call, file: SourceFile, target: Node,  # noqa: PLR0917
-               scope: Scope) -> Frame | None:
-        if frame.depth + 1 > MAX_DEPTH:
-            return None
+               scope: Scope) -> Frame:
+        """The frame of ``target`` called from ``frame`` (its depth is set where it is followed)."""
         params = parameters(file, target)
         if params[:1] and params[0] in ("self", "cls"):
             params = params[1:]
@@ -181,7 +189,7 @@ class Follower:
         literals = tuple(dict.fromkeys((*(t for t in passed_down if _USEFUL.match(t) or shape.search(t)),
                                         *frame.literals)))[:32]
         body = target.child_by_field_name("body") or target
-        return Frame(file, body, target, frame.depth + 1, frozenset(passed), literals)
+        return Frame(file, body, target, 0, frozenset(passed), literals)
 
 
 def _is_method(node: Node) -> bool:
@@ -192,8 +200,9 @@ def _is_method(node: Node) -> bool:
     for _ in range(3):
         if parent is None:
             return False
-        if parent.type in ("class_body", "class_definition", "class_declaration", "block") and \
-                (parent.type != "block" or (parent.parent is not None and parent.parent.type == "class_definition")):
+        if parent.type in ("class_body", "class_definition", "class_declaration", "block", "declaration_list") and (
+                parent.type not in ("block", "declaration_list") or
+                (parent.parent is not None and parent.parent.type in ("class_definition", "impl_item", "trait_item"))):
             return True
         parent = parent.parent
     return False
@@ -201,34 +210,3 @@ def _is_method(node: Node) -> bool:
 
 def _values(file: SourceFile, node: Node) -> list[str]:
     return [file.text(p.child_by_field_name("value") or p) for p in node.named_children]
-
-
-def _calls(file: SourceFile, node: Node) -> list[Node]:
-    """The call nodes below ``node`` in source order (closures written inside it included)."""
-    return nodes_of(file, _CALL_KINDS, node)
-
-
-def _locals(file: SourceFile, syntax: Syntax, node: Node,
-            inputs: frozenset[str]) -> tuple[frozenset[str], dict[str, str]]:
-    """The names a function binds from its input (``url = args.url``, ``const { url } = args``),
-    and those it binds to a string literal, in two passes over its assignments."""
-    names, constants = set(inputs), {}
-    assignments = _assignments(file, syntax, node)
-    for _ in range(2):
-        for assignment in assignments:
-            left_field, right_field = _ASSIGNMENTS[assignment.type]
-            left, right = assignment.child_by_field_name(left_field), assignment.child_by_field_name(right_field)
-            if left is None or right is None:
-                continue
-            targets = [file.text(n) for n in walk(left) if n.type in _BINDINGS]
-            value = right.named_children[0] if right.type == "expression_list" and right.named_children else right
-            if value.type in syntax.strings and (text := string_value(file, value)) is not None and len(targets) == 1:
-                constants[targets[0]] = text
-            elif input_rooted(file.text(value), frozenset(names)):
-                names.update(targets)
-    return frozenset(names), constants
-
-
-def _assignments(file: SourceFile, syntax: Syntax, node: Node) -> list[Node]:
-    """The assignments below ``node``, in source order."""
-    return nodes_of(file, _ASSIGNMENTS, node)

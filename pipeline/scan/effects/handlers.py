@@ -12,12 +12,13 @@ Read from the registration outwards, in any of the languages the analysis follow
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from pipeline.scan.detect.source import SourceFile, language_of
 from pipeline.scan.detect.syntax import Node
 from pipeline.scan.effects import dispatch
-from pipeline.scan.effects.languages import SYNTAXES, Syntax, function_name
+from pipeline.scan.effects.languages import SYNTAXES, Syntax, function_name, nodes_of
 from pipeline.scan.effects.model import Handler
 from pipeline.scan.effects.places import Located, at_line, beside, function_argument, key_value, made, named
 from pipeline.scan.effects.shelf import Shelf
@@ -25,7 +26,8 @@ from pipeline.scan.effects.shelf import Shelf
 #: the fields and methods of a tool object or class that run the tool
 MEMBER_NAMES = ("execute", "handler", "handle", "run", "call", "callback", "cb", "fn", "func", "invoke", "_run",
                 "_arun", "arun", "_call", "__call__", "_execute", "impl", "action", "resolve", "process",
-                "Handle", "Execute", "Run", "Call", "Handler")
+                "Handle", "Execute", "Run", "Call", "Handler", "run_tool", "call_tool")
+_COMMENTS = ("attribute_item", "line_comment", "block_comment")
 
 
 
@@ -36,7 +38,7 @@ def locate(shelf: Shelf, path: str, line: int, tool_name: str | None) -> Located
     if file is None or language not in SYNTAXES:
         return Handler(None, None, "none", "file not read" if file is None else "language not followed"), None, None
     syntax = SYNTAXES[language]
-    for finder in (_decorated, _argument, _member):
+    for finder in (_decorated, _attributed, _argument, _member):
         found = finder(shelf, file, syntax, line)
         if found is not None:
             return found
@@ -58,7 +60,32 @@ def _decorated(shelf: Shelf, file: SourceFile, syntax: Syntax, line: int) -> Loc
                 return made("decorated", file, definition)
             return None
         if node.type in syntax.functions and file.line(node) == line and node.type != "lambda":
-            return made("decorated", file, node) if syntax.language == "python" else None
+            return made("decorated", file, node) if syntax.language in ("python", "rust") else None
+    return None
+
+
+def _attributed(shelf: Shelf, file: SourceFile, syntax: Syntax, line: int) -> Located | None:
+    """Rust: the item an attribute on ``line`` marks: a function (``#[tool] async fn name``), or a
+    struct whose ``impl`` holds the method that runs it (``#[mcp_tool] struct WriteFile`` and
+    ``impl WriteFile { fn run_tool }``, in any file of the package)."""
+    attribute = next((n for n in at_line(file, line) if n.type == "attribute_item"), None)
+    item = attribute.next_named_sibling if attribute is not None else None
+    while item is not None and item.type in _COMMENTS:
+        item = item.next_named_sibling
+    if item is None or item.type not in ("function_item", "struct_item", "enum_item"):
+        return None
+    if item.type == "function_item":
+        return made("decorated", file, item)
+    name = file.text(item.child_by_field_name("name"))
+    pattern = re.compile(rb"\bimpl\b[^{;]*?\b" + re.escape(name.encode()) + rb"\b[^{;]*\{")
+    root = shelf.package(file.path)
+    for other in [file, *(f for p, f in sorted(shelf.files.items()) if p != file.path and shelf.in_package(p, root))]:
+        if language_of(other.path) != "rust" or pattern.search(other.data) is None:
+            continue
+        for block in nodes_of(other, ("impl_item",), other.tree.root_node):
+            if other.text(block.child_by_field_name("type")).split("<")[0] == name:
+                for method in _class_methods(other, syntax, block):
+                    return made("member", other, method)
     return None
 
 

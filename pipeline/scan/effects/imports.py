@@ -95,30 +95,39 @@ def made_from(file: SourceFile, name: str, externals: frozenset[str], depth: int
     """Whether ``name`` is assigned an object made by an imported package
     (``client = new Octokit(...)``, ``self.s3 = boto3.client("s3")``, one made from such an object),
     or typed with one (``lara: Translator``; in Go only a client type, ``c *github.Client``)."""
-    made, typed = _bindings(file)
-    for source in made.get(name, ()):
+    made, typed = _bindings(file, name)
+    for source in made:
         if source in externals or CLIENTISH.match(source) or (
                 depth > 1 and source != name and made_from(file, source, externals, depth - 1)):
             return True
     go = language_of(file.path) == "go"
-    return any(package in externals and (not go or CLIENTISH.match(kind)) for package, kind in typed.get(name, ()))
+    return any(package in externals and (not go or CLIENTISH.match(kind)) for package, kind in typed)
 
 
-_MADE = re.compile(rb"(?<![\w$])([\w$]+)\s*(?::[^=\n]{0,60})?(?<![=!<>])=(?!=)\s*(?:await\s+)?"
+#: after a name: ``= new A(``, ``= a.b(`` (made by ``A``, ``a``); ``: A``, ``: a.B``, Go's `` *a.B`` (typed)
+_MADE = re.compile(rb"\s*(?::[^=\n]{0,60})?(?<![=!<>])=(?!=)\s*(?:await\s+)?"
                    rb"(?:new\s+([\w$]+)|(?:this\.|self\.)?([\w$]+)(?:\.\w+)*\()")
-_TYPED = re.compile(rb"(?<![\w$.])([\w$]+)\s*\??:\s*([\w$]+)(?:\.([\w$]+))?"
-                    rb"|(?<![\w$.])([\w$]+)[ \t]+\*?([\w$]+)\.([\w$]+)")
+_TYPED = re.compile(rb"\s*\??:\s*([\w$]+)(?:\.([\w$]+))?|[ \t]+\*?([\w$]+)\.([\w$]+)")
+_WORD = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$")
 
 
-def _bindings(file: SourceFile) -> tuple[dict[str, set[str]], dict[str, set[tuple[str, str]]]]:
-    """Each name's makers (``x = new A()``, ``x = a.b()``: ``A``, ``a``) and types (package, type)."""
-    def index() -> tuple[dict[str, set[str]], dict[str, set[tuple[str, str]]]]:
-        made: dict[str, set[str]] = {}
-        typed: dict[str, set[tuple[str, str]]] = {}
-        for m in _MADE.finditer(file.data):
-            made.setdefault(m.group(1).decode(), set()).add((m.group(2) or m.group(3)).decode())
-        for m in _TYPED.finditer(file.data):
-            name, package, kind = (m.group(1), m.group(2), m.group(3)) if m.group(1) else m.group(4, 5, 6)
-            typed.setdefault(name.decode(), set()).add((package.decode(), (kind or package).decode()))
+def _bindings(file: SourceFile, name: str) -> tuple[set[str], set[tuple[str, str]]]:
+    """``name``'s makers (``x = new A()``, ``x = a.b()``: ``A``, ``a``) and types (package, type):
+    each place the name is written (a plain text search) is read on from its end."""
+    def read() -> tuple[set[str], set[tuple[str, str]]]:
+        made: set[str] = set()
+        typed: set[tuple[str, str]] = set()
+        data, word = file.data, name.encode()
+        at = data.find(word)
+        while at >= 0:
+            end = at + len(word)
+            before = data[at - 1] if at else 0
+            if before not in _WORD and (end >= len(data) or data[end] not in _WORD):
+                if (m := _MADE.match(data, end)) is not None:
+                    made.add((m.group(1) or m.group(2)).decode())
+                if before != ord(".") and (m := _TYPED.match(data, end)) is not None:
+                    package, kind = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+                    typed.add((package.decode(), (kind or package).decode()))
+            at = data.find(word, end)
         return made, typed
-    return file.kept("effects-bindings", index)
+    return file.kept(f"effects-bindings:{name}", read)

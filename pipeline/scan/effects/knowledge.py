@@ -28,6 +28,8 @@ class CallRule:
     """the family name stored as ``Effect.rule``."""
     needs_input: bool
     """True when only a call whose first argument comes from the tool's input counts."""
+    arguments: int = 0
+    """the fewest arguments a call must have to count (``df.to_csv()`` writes no file)."""
 
 
 @dataclass(frozen=True)
@@ -75,6 +77,9 @@ class Knowledge:
     """a method's first word (lower case) -> ``read``, ``write`` or ``delete``."""
     inert: frozenset[str]
     """method names that never leave the process, whatever their verb."""
+    plain: frozenset[str]
+    """a language's own methods on any value (Rust's ``clone``, a request builder's ``send``):
+    never read as a service's verb, however deep the receiver."""
     local_receivers: frozenset[str]
     """receivers whose methods are never a service's."""
     local_packages: frozenset[str]
@@ -104,7 +109,8 @@ def knowledge(language: str) -> Knowledge:
     common, own = _table("common"), _table(language)
     where = f"knowledge/{language}.toml"
     calls = tuple(CallRule(_pattern(c["match"], where), _pattern(c["receiver"], where) if "receiver" in c else None,
-                           c["effect"], c.get("rule", "call"), bool(c.get("input", False)))
+                           c["effect"], c.get("rule", "call"), bool(c.get("input", False)),
+                           int(c.get("arguments", 0)))
                   for c in own.get("calls", []))
     http = tuple(HttpRule(_pattern(h["match"], where), h["method"]) for h in own.get("http", []))
     sql = own["sql"]
@@ -119,7 +125,7 @@ def knowledge(language: str) -> Knowledge:
         open_functions=frozenset(own.get("open", {}).get("functions", ())),
         query_verbs={word: family for family in ("read", "write", "delete") for word in query[family]},
         query_shape=_pattern(query["shape"], "knowledge/common.toml"),
-        verbs=verbs, inert=frozenset(common["verbs"]["inert"]),
+        verbs=verbs, inert=frozenset(common["verbs"]["inert"]), plain=frozenset(own.get("plain", ())),
         local_receivers=frozenset(common["verbs"]["local_receivers"]),
         local_packages=frozenset(common["verbs"]["local_packages"]),
         any_call=_pattern("|".join(f"(?:{p.pattern})" for p in [*(c.match for c in calls), *(h.match for h in http)])

@@ -73,7 +73,19 @@ GO = Syntax(
     inputs=("req", "request", "args", "arguments", "params", "input"),
     self_names=("ctx",),
 )
-SYNTAXES = {s.language: s for s in (TYPESCRIPT, PYTHON, GO)}
+RUST = Syntax(
+    "rust",
+    functions=frozenset({"function_item", "closure_expression"}),
+    named_functions=frozenset({"function_item"}),
+    calls=frozenset({"call_expression"}),
+    strings=frozenset({"string_literal", "raw_string_literal"}),
+    branches=frozenset({"if_expression", "match_arm"}),
+    pairs=frozenset({"field_initializer"}),
+    classes=frozenset({"impl_item"}),
+    inputs=("args", "params", "input", "arguments", "request", "req"),
+    self_names=("self", "ctx", "context", "req_ctx", "request_context"),
+)
+SYNTAXES = {s.language: s for s in (TYPESCRIPT, PYTHON, GO, RUST)}
 
 
 def nodes_of(file: SourceFile, kinds: Iterable[str], node: Node) -> list[Node]:
@@ -102,16 +114,19 @@ def function_name(file: SourceFile, node: Node) -> str | None:
     return None
 
 
+#: the nodes that bind a name in a parameter list (a destructured field's shorthand included)
+_BINDING_NAMES = frozenset({"identifier", "shorthand_property_identifier_pattern", "shorthand_field_identifier"})
+
+
 def parameters(file: SourceFile, function: Node) -> list[str]:
-    """The names a function's parameters bind, destructured ones included, in order."""
-    params = function.child_by_field_name("parameters") or function.child_by_field_name("parameter")
-    if params is None:
-        return []
-    names: list[str] = []
-    for node in walk(params):
-        if node.type in ("identifier", "shorthand_property_identifier_pattern") and not _is_type(node):
-            names.append(file.text(node))
-    return names
+    """The names a function's parameters bind, destructured ones included, in order (read once
+    per function: what is returned is shared, so callers only read it)."""
+    def read() -> list[str]:
+        params = function.child_by_field_name("parameters") or function.child_by_field_name("parameter")
+        if params is None:
+            return []
+        return [file.text(node) for node in walk(params) if node.type in _BINDING_NAMES and not _is_type(node)]
+    return file.kept(f"effects-parameters:{function.start_byte}:{function.end_byte}", read)
 
 
 def _is_type(node: Node) -> bool:

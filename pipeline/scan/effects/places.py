@@ -21,7 +21,7 @@ def made(kind: str, file: SourceFile, node: Node) -> Located:
 
 def at_line(file: SourceFile, line: int) -> Iterator[Node]:
     """The nodes around ``line``'s first token, from the innermost outwards."""
-    lines = file.data.split(b"\n")
+    lines = file.kept("effects-lines", lambda: file.data.split(b"\n"))
     text = lines[line - 1] if 0 < line <= len(lines) else b""
     column = len(text) - len(text.lstrip())
     node: Node | None = file.tree.root_node.descendant_for_point_range((line - 1, column), (line - 1, column))

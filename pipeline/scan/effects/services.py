@@ -33,7 +33,7 @@ def by_verb(file: SourceFile, known: Knowledge, call: Call) -> Found | None:
             or imports.made_from(file, root, externals)):
         return None
     method = call.method
-    if "Option" in method:
+    if "Option" in method or method in known.plain:
         return None
     if method.upper() == "POST" and post_reads(file, call, Scope(frozenset(), (), {}, False)):
         return [(model.READ_REMOTE, "http-post-read")]  # a client of its own: self.jira.post("search/jql")

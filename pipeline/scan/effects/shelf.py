@@ -4,13 +4,14 @@ calls lead into it, and indexed by the names of the functions it defines."""
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from pipeline.scan.detect.source import SourceFile, language_of
 from pipeline.scan.detect.syntax import Node
+from pipeline.scan.effects import declares
 from pipeline.scan.effects.languages import SYNTAXES, function_name, nodes_of
 
 #: a file larger than this is not kept (generated bundles, vendored SDKs)
@@ -54,6 +55,11 @@ class Shelf:
         self.files[path] = file if file is not None else SourceFile(path, data)
         self.size_bytes += len(data)
 
+    def narrow(self, wanted: Callable[[str], bool]) -> None:
+        """Keep only the files ``wanted`` says a server's handler may run (not its tests): what
+        is set aside is neither indexed nor parsed."""
+        self.files = {path: file for path, file in self.files.items() if wanted(path)}
+
     def share(self, file: SourceFile) -> None:
         """Hold the detector's own copy of a kept file, so that its syntax tree is parsed once."""
         if file.path in self.files:
@@ -87,7 +93,7 @@ class Shelf:
 
     def named(self, name: str, language: str, only: str | None = None) -> list[tuple[SourceFile, Node]]:
         """Every function of ``language`` named ``name`` in the tree (in the file ``only``, when
-        given): only the files whose text declares the name (``DECLARES``) are parsed, on first ask."""
+        given): only the files whose text declares the name (``declares``) are parsed, on first ask."""
         key = (name, language, only or "")
         if key not in self._by_name:
             paths = [only] if only is not None else sorted(self.declaring(name, language))
@@ -103,24 +109,12 @@ class Shelf:
         """Name -> the files of ``language`` whose text declares a function of that name."""
         if language not in self._names:
             index: dict[str, set[str]] = defaultdict(set)
-            pattern = DECLARES[language]
             for path, file in self.files.items():
                 if language_of(path) == language:
-                    for match in pattern.finditer(file.data):
-                        index[next(g for g in match.groups() if g).decode("utf-8", "replace")].add(path)
+                    for name in declares.names(language, file.data):
+                        index[name].add(path)
             self._names[language] = dict(index)
         return self._names[language]
-
-
-#: a function's declaration in each followed language, its name in the first group that matched
-DECLARES = {
-    "python": re.compile(rb"^[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)", re.M),
-    "go": re.compile(rb"^func[ \t]*(?:\([^)]*\)[ \t]*)?(\w+)", re.M),
-    "typescript": re.compile(
-        rb"function\s*\*?\s*([\w$]+)|(?<![\w$])([\w$]+)\s*[:=]\s*(?:async\s*)?(?:function\b|\([^()]*\)\s*(?::[^=;{]{0,80})?=>|"
-        rb"[\w$]+\s*=>)|^[ \t]*(?:(?:public|private|protected|static|async|override|readonly|get|set|export)\s+)*"
-        rb"(?<![\w$])([\w$]+)\s*(?:<[^>\n]*>)?\([^()]*\)\s*(?::[^{;]{0,120})?\{", re.M),
-}
 
 
 def functions(file: SourceFile) -> list[Node]:

@@ -20,6 +20,7 @@ EXPECTED = {
     "typescript": ("tidy_notes", "read_note", "fetch_page", "src/store.ts:4"),
     "python": ("clean_cache", "list_files", "run_command", "files/cleanup.py:6"),
     "go": ("drop_key", "get_key", "put_key", "store.go:12"),
+    "rust": ("forget_note", "read_note", "save_note", "src/store.rs:9"),
 }
 
 
