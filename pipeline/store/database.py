@@ -190,11 +190,39 @@ class Transaction:
 
 
 def insert_rows(con: duckdb.DuckDBPyConnection, table: str, rows: Sequence[Sequence[Any]], batch: int = 256) -> None:
-    """Insert ``rows`` with one statement per ``batch`` rows (``executemany`` costs a round per row)."""
+    """Insert ``rows`` (each a whole row, in the table's column order): many at once through one
+    Arrow table (a tenth of the time of SQL values), a few with one statement per ``batch`` rows
+    (``executemany`` costs a round per row)."""
+    if len(rows) >= _ARROW_ROWS and all(type(v) in _PLAIN for row in rows for v in row) and \
+            _insert_arrow(con, table, rows):
+        return
     for start in range(0, len(rows), batch):
         chunk = rows[start : start + batch]
         values = ", ".join(f"({', '.join('?' * len(row))})" for row in chunk)
         con.execute(f"INSERT INTO {table} VALUES {values}", [value for row in chunk for value in row])
+
+
+#: from this many rows, an insert of plain values (no timestamps, lists or bytes) goes through Arrow
+_ARROW_ROWS = 64
+_PLAIN = frozenset({str, int, float, bool, type(None)})
+
+
+def _insert_arrow(con: duckdb.DuckDBPyConnection, table: str, rows: Sequence[Sequence[Any]]) -> bool:
+    """Insert ``rows`` as one Arrow table; False (nothing inserted) when Arrow cannot type a column
+    (values of two kinds), so that the caller inserts them as SQL values."""
+    import pyarrow as pa  # only a large insert pays its import
+
+    columns = [c[0] for c in con.execute(f"SELECT * FROM {table} LIMIT 0").description]
+    try:
+        arrow = pa.table({name: [row[i] for row in rows] for i, name in enumerate(columns)})
+    except (pa.ArrowInvalid, pa.ArrowTypeError, IndexError):
+        return False
+    con.register("_census_rows", arrow)
+    try:
+        con.execute(f"INSERT INTO {table} SELECT * FROM _census_rows")
+    finally:
+        con.unregister("_census_rows")
+    return True
 
 
 def tool_columns(tool: Tool) -> list[Any]:
