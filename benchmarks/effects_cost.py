@@ -46,7 +46,8 @@ def stored(database: Path) -> None:
     con = duckdb.connect(str(database), read_only=True)
     rows = con.execute("""
         SELECT CASE WHEN h.path SIMILAR TO '.*\\.(py|pyi)' THEN 'python'
-                    WHEN h.path SIMILAR TO '.*\\.go' THEN 'go' ELSE 'typescript' END AS language,
+                    WHEN h.path SIMILAR TO '.*\\.go' THEN 'go'
+                    WHEN h.path SIMILAR TO '.*\\.rs' THEN 'rust' ELSE 'typescript' END AS language,
                count(*) AS tools, count(h.handler_path) AS located
         FROM tool_handlers h WHERE h.handler_kind <> 'none' OR h.reason <> 'language not followed'
         GROUP BY 1 ORDER BY 1""").fetchall()

@@ -123,9 +123,10 @@ class Store:
         role_of = scan.role_of()
         croles = [role_of.get(path, "server") for path in cpaths]
         with self._transaction():
-            for table in ("snapshots", "term_counts", "skipped_files", "tree_notes", "tools", "detector_exclusions",
-                          *effects.TABLES):
-                self._con.execute(f"DELETE FROM {table} WHERE {SAME}", [repo, commit])
+            if self._con.execute(f"SELECT 1 FROM snapshots WHERE {SAME} LIMIT 1", [repo, commit]).fetchone():
+                for table in ("snapshots", "term_counts", "skipped_files", "tree_notes", "tools",
+                              "detector_exclusions", *effects.TABLES):  # a tree seen first has no rows to replace
+                    self._con.execute(f"DELETE FROM {table} WHERE {SAME}", [repo, commit])
             self._forget_unpinned(repo, commit)
             self._con.execute(
                 "INSERT INTO snapshots VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'scanned', NULL, NULL, ?, ?, ?, ?, ?)",

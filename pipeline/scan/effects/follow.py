@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from pipeline.scan.detect.source import SourceFile, language_of
 from pipeline.scan.detect.syntax import Node
-from pipeline.scan.effects import bodies, model
+from pipeline.scan.effects import bodies, imports, model
 from pipeline.scan.effects.calls import Call, input_rooted, literals_in, one_line
 from pipeline.scan.effects.classify import Found, Scope, classify
 from pipeline.scan.effects.knowledge import knowledge
@@ -145,9 +145,10 @@ class Follower:
 
     def _choose(self, file: SourceFile, syntax: Syntax, call: Call, current: Node) -> list[tuple[SourceFile, Node]]:
         name = call.method.removeprefix("new ")
-        if not name.replace("$", "_").isidentifier():
-            return []
-        on_self = (call.receiver.split(".")[0] if call.receiver else "") in _SELF
+        receiver = call.receiver.split(".")[0] if call.receiver else ""
+        if not name.replace("$", "_").isidentifier() or imports.library_root(syntax.language, receiver):
+            return []  # ``JSON.parse``, ``path.join``: the language's library, not the repository's code
+        on_self = receiver in _SELF
         declaring = self.shelf.declaring(name, syntax.language)
         own = on_self and file.path in declaring
         if not own and len(declaring) > MAX_CANDIDATES:

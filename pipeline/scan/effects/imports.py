@@ -29,6 +29,24 @@ CLIENTISH = re.compile(r"(?i)^_*(?:\w*(?:client|api|sdk|service|svc|octokit|gith
                        r"connection|session|db|database|repo|repository)(?:s|_?v?\d+)?|es|gh|sdk)$")
 
 
+#: names of the language's own library that a call is made on (``JSON.parse``, ``path.join``,
+#: ``strings.Split``): such a call never runs the repository's code, whatever its method's name
+_GLOBALS_TS = _NODE | {"console", "JSON", "Math", "Object", "Array", "Promise", "Date", "String", "Number", "Reflect",
+                       "Buffer", "Symbol", "Intl", "URL", "URLSearchParams", "Error", "Boolean", "RegExp"}
+_STD_GO = frozenset({"fmt", "strings", "strconv", "json", "time", "errors", "context", "sync", "sort", "bytes",
+                     "filepath", "path", "url", "log", "io", "bufio", "regexp", "math", "rand", "base64", "hex",
+                     "utf8", "slices", "maps", "atomic", "slog", "unicode"})
+_STD_RUST = frozenset({"std", "core", "alloc", "String", "Vec", "Option", "Result", "Box", "Arc", "Rc", "format",
+                       "serde_json", "HashMap", "HashSet", "BTreeMap", "Path", "PathBuf"})
+
+
+def library_root(language: str, root: str) -> bool:
+    """Whether ``root`` (the first name of a call's receiver) is the language's own library."""
+    if language == "python":
+        return root in sys.stdlib_module_names and root not in ("os", "shutil", "subprocess", "sqlite3")
+    return root in {"typescript": _GLOBALS_TS, "go": _STD_GO, "rust": _STD_RUST}.get(language, frozenset())
+
+
 def external_names(file: SourceFile) -> frozenset[str]:
     """The names ``file`` binds to another package than the repository's own."""
     return file.kept("effects-imports", lambda: _external(file))
