@@ -35,8 +35,15 @@ def housekeeping(name: str | None) -> bool:
 def calls(file: SourceFile, node: Node) -> list[tuple[Node, Call]]:
     """The calls below ``node`` in source order (closures written inside it included), read once."""
     def read() -> list[tuple[Node, Call]]:
-        return [(n, call) for n in nodes_of(file, _CALL_KINDS, node) if (call := call_of(file, n)) is not None]
+        return [(n, call) for n in _below(file, node)
+                if n.type in _CALL_KINDS and (call := call_of(file, n)) is not None]
     return file.kept(f"effects-calls:{node.start_byte}:{node.end_byte}", read)
+
+
+def _below(file: SourceFile, node: Node) -> list[Node]:
+    """The calls and assignments below ``node``, in source order, by one query."""
+    return file.kept(f"effects-below:{node.start_byte}:{node.end_byte}",
+                     lambda: nodes_of(file, (*_CALL_KINDS, *_ASSIGNMENTS), node))
 
 
 def bound(file: SourceFile, syntax: Syntax, node: Node,
@@ -59,7 +66,7 @@ def _assignments(file: SourceFile, syntax: Syntax, node: Node) -> list[tuple[lis
     text, and the string it holds when it is a literal bound to one name."""
     def read() -> list[tuple[list[str], str, str | None]]:
         found: list[tuple[list[str], str, str | None]] = []
-        for assignment in nodes_of(file, _ASSIGNMENTS, node):
+        for assignment in (n for n in _below(file, node) if n.type in _ASSIGNMENTS):
             left_field, right_field = _ASSIGNMENTS[assignment.type]
             left, right = assignment.child_by_field_name(left_field), assignment.child_by_field_name(right_field)
             if left is None or right is None:

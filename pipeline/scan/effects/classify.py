@@ -57,8 +57,23 @@ def classify(file: SourceFile, syntax: Syntax, known: Knowledge, call: Call, sco
     return None
 
 
+_COVERED: dict[tuple[int, str], bool] = {}
+
+
+def _covered(known: Knowledge, callee: str) -> bool:
+    """Whether any HTTP or call rule of ``known`` may match ``callee`` (remembered per callee: the
+    same few callees recur in every tree)."""
+    key = (id(known), callee)
+    covered = _COVERED.get(key)
+    if covered is None:
+        if len(_COVERED) > 100_000:
+            _COVERED.clear()
+        covered = _COVERED[key] = known.any_call.search(callee) is not None
+    return covered
+
+
 def _http(file: SourceFile, syntax: Syntax, known: Knowledge, call: Call, scope: Scope) -> Found | None:
-    if known.any_call.search(call.callee) is None:
+    if not _covered(known, call.callee):
         return None
     for rule in known.http:
         found = rule.match.search(call.callee)
@@ -127,7 +142,7 @@ def _process_or_fs(file: SourceFile, syntax: Syntax, known: Knowledge, call: Cal
         value = string_value(file, mode) if mode is not None and mode.type in syntax.strings else None
         writes = value is not None and any(c in value for c in "wax+")
         return [(model.WRITE_LOCAL if writes else model.READ_LOCAL, "fs")]
-    if known.any_call.search(call.callee) is None:
+    if not _covered(known, call.callee):
         return None
     for rule in known.calls:
         if rule.match.search(call.callee) is None:
