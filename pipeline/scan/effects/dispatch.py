@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 from pipeline.scan.detect.source import SourceFile, language_of
 from pipeline.scan.detect.syntax import Node
-from pipeline.scan.effects.languages import Syntax, string_value
+from pipeline.scan.effects.languages import Syntax, nodes_of, string_value
 from pipeline.scan.effects.model import Handler
 from pipeline.scan.effects.places import Located, at_line, function_argument, key_value, named
 from pipeline.scan.effects.shelf import Shelf
@@ -115,19 +115,14 @@ def _strings(file: SourceFile, syntax: Syntax, value: str) -> list[Node]:
 
 
 def _string_index(file: SourceFile, syntax: Syntax) -> dict[str, list[Node]]:
+    """Each string literal's value (and each object key's name) -> its nodes, in source order."""
     index: dict[str, list[Node]] = {}
-    stack = [file.tree.root_node]
-    while stack:
-        node = stack.pop()
-        if node.type in syntax.strings:
-            if (value := string_value(file, node)) is not None:
-                index.setdefault(value, []).append(node)
-            continue
-        if node.type == "property_identifier" and node.parent is not None and node.parent.type == "pair":
-            index.setdefault(file.text(node), []).append(node)
-        stack.extend(node.children)
-    for nodes in index.values():
-        nodes.sort(key=lambda n: n.start_byte)
+    for node in nodes_of(file, (*syntax.strings, "property_identifier"), file.tree.root_node):
+        if node.type == "property_identifier":
+            if node.parent is not None and node.parent.type == "pair":
+                index.setdefault(file.text(node), []).append(node)
+        elif (value := string_value(file, node)) is not None:
+            index.setdefault(value, []).append(node)
     return index
 
 
@@ -193,14 +188,10 @@ def _generic(shelf: Shelf, syntax: Syntax, root: str) -> Located | None:
 
 
 def _registrations(file: SourceFile, syntax: Syntax) -> Iterator[Node]:
-    stack = [file.tree.root_node]
-    while stack:
-        node = stack.pop()
-        if node.type in syntax.calls:
-            target = node.child_by_field_name("function")
-            arguments = node.child_by_field_name("arguments")
-            name = file.text(target).rsplit(".", 1)[-1] if target is not None else ""
-            first = arguments.named_children[0] if arguments is not None and arguments.named_children else None
-            if name in _REGISTERS and first is not None and _DYNAMIC_NAME.match(file.text(first)):
-                yield node
-        stack.extend(node.children)
+    for node in nodes_of(file, syntax.calls, file.tree.root_node):
+        target = node.child_by_field_name("function")
+        arguments = node.child_by_field_name("arguments")
+        name = file.text(target).rsplit(".", 1)[-1] if target is not None else ""
+        first = arguments.named_children[0] if arguments is not None and arguments.named_children else None
+        if name in _REGISTERS and first is not None and _DYNAMIC_NAME.match(file.text(first)):
+            yield node
