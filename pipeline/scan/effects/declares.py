@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Iterator
 from typing import Any
 
 _ARROW = rb"(?:async\s*)?(?:<[^>\n]*>\s*)?(?:function\b|\([^()]*\)\s*(?::[^=;{]{0,80})?=>|[\w$]+\s*=>)"
@@ -30,6 +31,14 @@ DECLARES = {
 }
 #: the patterns slow enough in the regex engine to be run by hyperscan first (TypeScript's line forms)
 NATIVE = frozenset({DECLARES["typescript"][1]})
+#: line forms that open with a keyword (``def``, ``func``, ``fn``): the keyword is found by a plain
+#: search and what precedes it on its line is checked, the same matches ten times faster
+LED = {
+    DECLARES["python"][0]: (re.compile(rb"def[ \t]+(\w+)"), re.compile(rb"[ \t]*(?:async[ \t]+)?")),
+    DECLARES["go"][0]: (re.compile(rb"func[ \t]*(?:\([^)]*\)[ \t]*)?(\w+)"), re.compile(rb"")),
+    DECLARES["rust"][0]: (re.compile(rb"fn\s+(\w+)"), re.compile(
+        rb"[ \t]*(?:pub(?:\([^)\n]*\))?\s+)?(?:(?:const|async|unsafe|extern\s+\"\w*\")\s+)*")),
+}
 
 #: lines searched back from the end of a match to its start (a declaration's parameters may span lines)
 _MAX_LINES = 64
@@ -40,6 +49,9 @@ def names(language: str, data: bytes) -> set[str]:
     """The names of the functions ``data`` declares, in ``language``'s way."""
     found: set[str] = set()
     for pattern in DECLARES[language]:
+        if pattern in LED:
+            found.update(_led(*LED[pattern], data))
+            continue
         ends = _ends(pattern, data) if pattern in NATIVE else None
         if ends is None:
             found.update(m.group(1).decode("utf-8", "replace") for m in pattern.finditer(data))
@@ -58,6 +70,14 @@ def names(language: str, data: bytes) -> set[str]:
                     break
                 start = data.rfind(b"\n", 0, start - 1) + 1
     return found
+
+
+def _led(keyword: re.Pattern[bytes], before: re.Pattern[bytes], data: bytes) -> Iterator[str]:
+    """The names ``keyword`` finds where all that precedes it on its line is ``before``."""
+    for match in keyword.finditer(data):
+        line = data.rfind(b"\n", 0, match.start()) + 1
+        if before.fullmatch(data, line, match.start()) is not None:
+            yield match.group(1).decode("utf-8", "replace")
 
 
 def _ends(pattern: re.Pattern[bytes], data: bytes) -> list[int] | None:
