@@ -105,11 +105,14 @@ def keyword(file: SourceFile, args: tuple[Node, ...], name: str) -> Node | None:
 
 def literals_in(file: SourceFile, syntax: Syntax, nodes: tuple[Node, ...], limit: int = 24) -> tuple[str, ...]:
     """The string literals written in ``nodes`` (arguments passed down to a function), in order,
-    and the HTTP verbs named by a constant (Go's ``http.MethodPost``, Rust's ``Method::POST``)."""
+    and the HTTP verbs named by a constant (Go's ``http.MethodPost``, Rust's ``Method::POST``); not
+    those of a closure among them (its calls are read where it is written)."""
     found: list[str] = []
     stack = list(reversed(nodes))
     while stack and len(found) < limit:
         node = stack.pop()
+        if node.type in syntax.functions:
+            continue
         if node.type in _CONSTANTS and (verb := verb_of(file.text(node))) is not None:
             found.append(verb)
             continue

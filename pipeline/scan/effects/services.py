@@ -26,7 +26,7 @@ def by_verb(file: SourceFile, known: Knowledge, call: Call) -> Found | None:
     root = receiver[0].split("(")[0] if receiver else ""
     if not root or root in known.local_receivers or call.receiver in known.local_receivers:
         return None
-    externals = imports.external_names(file) - known.local_packages
+    externals = file.kept("effects-externals", lambda: imports.external_names(file) - known.local_packages)
     segments = [part.split("(")[0] for part in receiver]
     if _LOCALISH.search(root) or root in known.local_packages or not (
             root in externals or any(imports.CLIENTISH.match(p) for p in segments)
