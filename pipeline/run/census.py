@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from functools import partial
+from itertools import chain
 
 from pipeline.archive.limits import limited
 from pipeline.errors import SourceError
@@ -36,6 +37,9 @@ from pipeline.scan.roles import RoleRules
 from pipeline.scan.tree import scan_tree
 from pipeline.settings import Settings
 from pipeline.store.database import Store
+
+#: seconds without a finished task after which the scans kept are written: a stalled run holds none
+WRITE_PATIENCE = 0.5
 
 
 @dataclass(frozen=True)
@@ -112,9 +116,10 @@ class Census:
         """Pin what is unpinned, then fetch and scan every repository not yet scanned.
 
         ``executor`` (default: one at a time, here) runs the fetch-and-scan tasks; this
-        method is the only writer of ``store``, one transaction per repository, in the
-        order the results come back. A tree already scanned with these terms by this
-        scanner version is neither fetched nor scanned again.
+        method is the only writer of ``store``, in the order the results come back: scans are
+        written a batch at a time, at the latest when no result has come for ``WRITE_PATIENCE``
+        seconds, and an outcome is yielded once its rows are written. A tree already scanned
+        with these terms by this scanner version is neither fetched nor scanned again.
         """
         runner = executor or LocalExecutor(1)
         self.pin(runner.jobs)
@@ -126,9 +131,14 @@ class Census:
             if outcome is not None:
                 yield self._done(entry, outcome)
         work = partial(fetch_and_scan, client=self.client) if runner.in_process else fetch_and_scan
-        for result in runner.run(work, tasks, self.observer):
-            size = result.scan.content_bytes if result.scan is not None else 0
-            yield self._done(self._entries[result.repo], self._record(store, result), size)
+        recorded: list[tuple[Outcome, int]] = []  # told once written (scans are written in batches)
+        for result in chain(runner.run(work, tasks, self.observer, patience=WRITE_PATIENCE), [None]):
+            if result is not None:
+                recorded.append((self._record(store, result), result.scan.content_bytes if result.scan else 0))
+            if result is None or not store.pending:
+                store.flush()
+                yield from (self._done(self._entries[outcome.repo], outcome, size) for outcome, size in recorded)
+                recorded.clear()
 
     def _plan(self, entry: RepoEntry, store: Store, tasks: list[Task]) -> Outcome | None:
         """The outcome of an entry with nothing to do, else ``None`` with its task added to ``tasks``."""

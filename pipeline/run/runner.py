@@ -29,6 +29,7 @@ from pipeline.fetch.mirrors import source_for
 from pipeline.fetch.source import Fetched
 from pipeline.manifest.entries import RepoEntry
 from pipeline.progress import SILENT, Observer, QueueWaits, StderrWaits
+from pipeline.run.inflight import in_flight
 from pipeline.scan.detect import Detector
 from pipeline.scan.roles import RoleRules
 from pipeline.scan.tree import TreeScan, scan_tree
@@ -127,10 +128,11 @@ class Executor(Protocol):
     jobs: int
     """how many tasks run at once (also the driver's concurrent pin requests)."""
 
-    def run(self, work: Callable[[Task], TaskResult], tasks: Iterable[Task],
-            observer: Observer = SILENT) -> Iterator[TaskResult]:
+    def run(self, work: Callable[[Task], TaskResult], tasks: Iterable[Task], observer: Observer = SILENT,
+            patience: float | None = None) -> Iterator[TaskResult | None]:
         """The results of ``work`` over ``tasks``, in completion order; ``observer`` is told of the
-        waits of workers that can reach it."""
+        waits of workers that can reach it. With ``patience``, ``None`` between results when none
+        has come for that many seconds (the driver's moment to write what it keeps)."""
 
     def close(self) -> None:
         """Release workers and connections."""
@@ -158,17 +160,18 @@ class LocalExecutor:
         self._relay_thread: Any = None
         self._observer: Observer = SILENT
 
-    def run(self, work: Callable[[Task], TaskResult], tasks: Iterable[Task],
-            observer: Observer = SILENT) -> Iterator[TaskResult]:
-        """Results in manifest order for one job, in completion order otherwise; the workers'
-        waits reach ``observer`` through a queue, drawn by this process alone."""
+    def run(self, work: Callable[[Task], TaskResult], tasks: Iterable[Task], observer: Observer = SILENT,
+            patience: float | None = None) -> Iterator[TaskResult | None]:
+        """Results in manifest order for one job (the driver is the worker: it never waits), in
+        completion order otherwise; the workers' waits reach ``observer`` through a queue, drawn by
+        this process alone."""
         if self.jobs == 1:
             yield from map(work, tasks)
             return
         self._observer = observer
         if self._pool is None:
             self._pool = self._start()
-        yield from _in_flight(self._pool, work, tasks, 2 * self.jobs)
+        yield from in_flight(self._pool, work, tasks, 2 * self.jobs, patience)
 
     def _start(self) -> Any:
         """The worker pool, and the thread that hands their waits to the observer."""
@@ -215,18 +218,23 @@ class DaskExecutor:
         threads = self._client.nthreads()
         self._limit = max(2 * jobs, 2 * sum(threads.values()))
 
-    def run(self, work: Callable[[Task], TaskResult], tasks: Iterable[Task],
-            observer: Observer = SILENT) -> Iterator[TaskResult]:
-        """Results in completion order (a worker says its waits on its own stderr)."""
+    def run(self, work: Callable[[Task], TaskResult], tasks: Iterable[Task], observer: Observer = SILENT,
+            patience: float | None = None) -> Iterator[TaskResult | None]:
+        """Results in completion order (a worker says its waits on its own stderr); with
+        ``patience``, ``None`` before each wait for a result that is not ready."""
         from dask.distributed import as_completed
 
         finished = as_completed(loop=self._client.loop)
         for task in tasks:
             finished.add(self._client.submit(work, task, pure=False))
             if finished.count() >= self._limit:
+                if patience is not None and not finished.has_ready():
+                    yield None
                 yield next(finished).result()
-        for future in finished:
-            yield future.result()
+        while not finished.is_empty():
+            if patience is not None and not finished.has_ready():
+                yield None
+            yield next(finished).result()
 
     def close(self) -> None:
         """Disconnect from the scheduler (the cluster keeps running)."""
@@ -241,19 +249,3 @@ def _worker(waits: Any) -> None:
     """The initializer of a ``LocalExecutor`` worker: remember where waits go."""
     global _DRIVER_WAITS  # noqa: PLW0603 -- one per worker process, set before any task
     _DRIVER_WAITS = waits
-
-
-def _in_flight(pool: Any, work: Callable[[Task], TaskResult], tasks: Iterable[Task],
-               limit: int) -> Iterator[TaskResult]:
-    """Submit ``tasks`` to ``pool``, at most ``limit`` at a time; yield each result as it completes."""
-    from concurrent.futures import FIRST_COMPLETED, wait
-
-    pending: set[Any] = set()
-    for task in tasks:
-        pending.add(pool.submit(work, task))
-        while len(pending) >= limit:
-            done, pending = wait(pending, return_when=FIRST_COMPLETED)
-            yield from (future.result() for future in done)
-    while pending:
-        done, pending = wait(pending, return_when=FIRST_COMPLETED)
-        yield from (future.result() for future in done)

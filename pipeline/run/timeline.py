@@ -123,6 +123,8 @@ class Timeline:
             tasks += todo
         work = partial(fetch_and_scan, client=self.client) if runner.in_process else fetch_and_scan
         for result in runner.run(work, tasks, self.observer):
+            if result is None:
+                continue
             plan = plans[result.repo]
             self._record(store, plan, result)
             if plan.waiting == 0:

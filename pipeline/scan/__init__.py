@@ -9,7 +9,7 @@ path (``roles``), tree notes (``notes``) and the registration detector's rows (`
 by another version is scanned again (from the cache, without downloading).
 """
 
-SCANNER_VERSION = "23"  # 2: the registration detector runs in the same pass; 3: tree notes;
+SCANNER_VERSION = "24"  # 2: the registration detector runs in the same pass; 3: tree notes;
 # 4: wrappers of wrappers, mirrored Go types, TypeScript lists it cannot follow;
 # 5: TypeScript tools written as classes, hints assigned after the object is made;
 # 6: hints a wrapper takes as parameters, records of definitions a tools/list handler lists,
@@ -40,3 +40,5 @@ SCANNER_VERSION = "23"  # 2: the registration detector runs in the same pass; 3:
 # 22: each server tool's handler located and read for its effects (tool_handlers, tool_effects, tool_verdicts)
 # 23: handlers read in Rust; a server's tests never followed; methods handed to a call followed; an HTTP
 # verb's constant passed down; a server's own cache writes set aside; typed function constants found
+# 24: a built request's run (``.get(id).execute()``) is no verb of its own; of one effect on one line, the
+# nearest and shortest call is the evidence, whatever order the tools are read in

@@ -1,7 +1,8 @@
 """The DuckDB database: the writes each stage makes (the schema is in ``schema``).
 
-Each repository's scan is written in one transaction, so a crash leaves either the old
-rows or the new ones. A row already scanned is never replaced by a later failure.
+A repository's scan is written whole, in one transaction with the scans recorded just before it
+(``writes.ScanBatch``), so a crash leaves either the old rows or the new ones, and a rerun scans
+again what it lost. A row already scanned is never replaced by a later failure.
 """
 
 from __future__ import annotations
@@ -17,13 +18,16 @@ import duckdb
 from pipeline.errors import StoreError, StoreLockedError
 from pipeline.fetch.source import Fetched
 from pipeline.manifest.manifests import Manifest
-from pipeline.scan.detect import Detection
 from pipeline.scan.detect.model import HINT_FIELDS, Tool
 from pipeline.scan.tree import TreeScan
 from pipeline.store import effects, schema
 from pipeline.store.timestamps import naive_utc
+from pipeline.store.writes import ScanBatch, Transaction
 
 SAME = "repo = ? AND commit IS NOT DISTINCT FROM ?"
+#: the tables a scan fills, and a rescan of the same tree empties first
+_SCANNED = ("snapshots", "term_counts", "skipped_files", "tree_notes", "tools", "detector_exclusions",
+            *effects.TABLES)
 
 
 class Store:
@@ -35,6 +39,7 @@ class Store:
             path.parent.mkdir(parents=True, exist_ok=True)
             self._con = duckdb.connect(str(path))
             schema.install(self._con)
+            self._batch = ScanBatch(self._con, _SCANNED)
         except duckdb.IOException as exc:
             if "lock" in str(exc).lower():
                 raise StoreLockedError(f"{path}: the database is in use by another census process") from exc
@@ -49,16 +54,30 @@ class Store:
         self.close()
 
     def close(self) -> None:
-        """Close the connection."""
-        self._con.close()
+        """Write the scans still kept, then close the connection."""
+        try:
+            self._batch.flush()
+        finally:
+            self._con.close()
 
     @property
     def connection(self) -> duckdb.DuckDBPyConnection:
-        """The DuckDB connection, for queries."""
+        """The DuckDB connection, for queries (every scan recorded is written first)."""
+        self._batch.flush()
         return self._con
+
+    @property
+    def pending(self) -> int:
+        """How many scanned trees are recorded but not yet written."""
+        return len(self._batch)
+
+    def flush(self) -> None:
+        """Write the scanned trees recorded so far (in one transaction)."""
+        self._batch.flush()
 
     def snapshot(self, repo: str, commit: str | None) -> dict[str, Any] | None:
         """The snapshot row of ``repo`` at ``commit`` as a dict, if any."""
+        self._batch.flush()
         cursor = self._con.execute(f"SELECT * FROM snapshots WHERE {SAME}", [repo, commit])
         rows = cursor.fetchall()  # fetch to the end: DuckDB keeps an unfinished result open
         if not rows:
@@ -117,43 +136,25 @@ class Store:
         terms: Sequence[str], version: str, server_paths: Sequence[str] = (),
     ) -> None:
         """Replace everything known about this tree with ``scan`` (its roles decided with
-        ``server_paths``), in one transaction."""
-        paths, kinds = _columns(scan.skipped, 2)
-        cpaths, cterms, counts = _columns(scan.counts, 3)
+        ``server_paths``): kept with the trees recorded just before it and written with them in one
+        transaction (``ScanBatch``), at the latest before the next read of this store."""
         role_of = scan.role_of()
-        croles = [role_of.get(path, "server") for path in cpaths]
-        with self._transaction():
-            if self._con.execute(f"SELECT 1 FROM snapshots WHERE {SAME} LIMIT 1", [repo, commit]).fetchone():
-                for table in ("snapshots", "term_counts", "skipped_files", "tree_notes", "tools",
-                              "detector_exclusions", *effects.TABLES):  # a tree seen first has no rows to replace
-                    self._con.execute(f"DELETE FROM {table} WHERE {SAME}", [repo, commit])
-            self._forget_unpinned(repo, commit)
-            self._con.execute(
-                "INSERT INTO snapshots VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'scanned', NULL, NULL, ?, ?, ?, ?, ?)",
-                [repo, commit, fetched.sha256, fetched.size_bytes, scan.regular_files,
-                 scan.skipped_members, scan.content_bytes, naive_utc(fetched.fetched_at_utc),
-                 naive_utc(datetime.now(UTC)), version, fetched.root, source, list(terms), list(server_paths),
-                 naive_utc(fetched.committed_at_utc)],
-            )
-            self._con.execute(
-                "INSERT INTO term_counts SELECT ?, ?, unnest(?::VARCHAR[]), unnest(?::VARCHAR[]),"
-                " unnest(?::BIGINT[]), unnest(?::VARCHAR[])",
-                [repo, commit, cpaths, cterms, counts, croles],
-            )
-            self._con.execute(
-                "INSERT INTO skipped_files SELECT ?, ?, unnest(?::VARCHAR[]), unnest(?::VARCHAR[])",
-                [repo, commit, paths, kinds],
-            )
-            insert_rows(self._con, "tree_notes", [[repo, commit, *note] for note in scan.notes])
-            if scan.detection is not None:
-                self._record_detection(repo, commit, scan.detection)
-
-    def _record_detection(self, repo: str, commit: str, detection: Detection) -> None:
-        insert_rows(self._con, "tools", [[repo, commit, *tool_columns(tool)] for tool in detection.tools])
-        insert_rows(self._con, "detector_exclusions", [[repo, commit, e.path, e.reason, e.detail]
-                                                   for e in detection.exclusions])
-        for table, found in effects.rows(repo, commit, detection).items():
-            insert_rows(self._con, table, found)
+        rows: dict[str, list[list[Any]]] = {
+            "snapshots": [[repo, commit, fetched.sha256, fetched.size_bytes, scan.regular_files,
+                           scan.skipped_members, scan.content_bytes, naive_utc(fetched.fetched_at_utc),
+                           naive_utc(datetime.now(UTC)), version, "scanned", None, None, fetched.root, source,
+                           list(terms), list(server_paths), naive_utc(fetched.committed_at_utc)]],
+            "term_counts": [[repo, commit, path, term, count, role_of.get(path, "server")]
+                            for path, term, count in scan.counts],
+            "skipped_files": [[repo, commit, path, kind] for path, kind in scan.skipped],
+            "tree_notes": [[repo, commit, *note] for note in scan.notes],
+        }
+        if scan.detection is not None:
+            rows["tools"] = [[repo, commit, *tool_columns(tool)] for tool in scan.detection.tools]
+            rows["detector_exclusions"] = [[repo, commit, e.path, e.reason, e.detail]
+                                           for e in scan.detection.exclusions]
+            rows.update(effects.rows(repo, commit, scan.detection))
+        self._batch.add(repo, commit, rows)
 
     def record_manifest(self, manifest: Manifest, commits: dict[str, str | None]) -> None:
         """Replace the stored copy of ``manifest`` (entries, pins and published figures)."""
@@ -171,59 +172,13 @@ class Store:
     def _forget_unpinned(self, repo: str, commit: str | None) -> None:
         """Drop ``repo``'s "could not be pinned" row (NULL commit) once it is known at a commit."""
         if commit is not None:
+            self._batch.flush()
             self._con.execute("DELETE FROM snapshots WHERE repo = ? AND commit IS NULL", [repo])
 
     def _transaction(self) -> Transaction:
+        """A transaction of this store's own, after the scans kept are written."""
+        self._batch.flush()
         return Transaction(self._con)
-
-
-class Transaction:
-    """BEGIN ... COMMIT, or ROLLBACK on any error."""
-
-    def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
-        self._con = con
-
-    def __enter__(self) -> None:
-        self._con.execute("BEGIN TRANSACTION")
-
-    def __exit__(self, kind: type[BaseException] | None, *rest: object) -> None:
-        self._con.execute("COMMIT" if kind is None else "ROLLBACK")
-
-
-def insert_rows(con: duckdb.DuckDBPyConnection, table: str, rows: Sequence[Sequence[Any]], batch: int = 256) -> None:
-    """Insert ``rows`` (each a whole row, in the table's column order): many at once through one
-    Arrow table (a tenth of the time of SQL values), a few with one statement per ``batch`` rows
-    (``executemany`` costs a round per row)."""
-    if len(rows) >= _ARROW_ROWS and all(type(v) in _PLAIN for row in rows for v in row) and \
-            _insert_arrow(con, table, rows):
-        return
-    for start in range(0, len(rows), batch):
-        chunk = rows[start : start + batch]
-        values = ", ".join(f"({', '.join('?' * len(row))})" for row in chunk)
-        con.execute(f"INSERT INTO {table} VALUES {values}", [value for row in chunk for value in row])
-
-
-#: from this many rows, an insert of plain values (no timestamps, lists or bytes) goes through Arrow
-_ARROW_ROWS = 64
-_PLAIN = frozenset({str, int, float, bool, type(None)})
-
-
-def _insert_arrow(con: duckdb.DuckDBPyConnection, table: str, rows: Sequence[Sequence[Any]]) -> bool:
-    """Insert ``rows`` as one Arrow table; False (nothing inserted) when Arrow cannot type a column
-    (values of two kinds), so that the caller inserts them as SQL values."""
-    import pyarrow as pa  # only a large insert pays its import
-
-    columns = [c[0] for c in con.execute(f"SELECT * FROM {table} LIMIT 0").description]
-    try:
-        arrow = pa.table({name: [row[i] for row in rows] for i, name in enumerate(columns)})
-    except (pa.ArrowInvalid, pa.ArrowTypeError, IndexError):
-        return False
-    con.register("_census_rows", arrow)
-    try:
-        con.execute(f"INSERT INTO {table} SELECT * FROM _census_rows")
-    finally:
-        con.unregister("_census_rows")
-    return True
 
 
 def tool_columns(tool: Tool) -> list[Any]:
@@ -232,8 +187,3 @@ def tool_columns(tool: Tool) -> list[Any]:
     return [tool.path, tool.line, tool.sdk, tool.is_mcp, tool.tool_name, tool.via, a.title,
             *(getattr(a, hint) for hint in HINT_FIELDS), a.source, tool.rule, a.title_state,
             tool.tool_title, tool.sdk_version, tool.role, tool.role_rule, tool.conditional, tool.condition]
-
-
-def _columns(rows: Sequence[tuple[Any, ...]], width: int) -> list[list[Any]]:
-    return [list(column) for column in zip(*rows, strict=True)] if rows else [[] for _ in range(width)]
-

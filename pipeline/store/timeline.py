@@ -26,7 +26,8 @@ from datetime import UTC, datetime
 import duckdb
 
 from pipeline.scan.tree import TreeScan
-from pipeline.store.database import Transaction, insert_rows, tool_columns
+from pipeline.store.database import tool_columns
+from pipeline.store.writes import Transaction, insert_rows
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS timeline_grid (

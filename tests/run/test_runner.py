@@ -181,3 +181,18 @@ def test_bad_executor_settings_are_clear_errors() -> None:
         executor("spark://x", 2)
     with pytest.raises(ValueError, match="at least 1"):
         executor("local", 0)
+
+
+def test_a_pool_that_has_nothing_finished_for_a_while_gives_a_beat() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+    from threading import Event
+
+    from pipeline.run.inflight import in_flight
+
+    release = Event()
+    with ThreadPoolExecutor(2) as pool:
+        results = in_flight(pool, lambda n: release.wait(30) and n * 10, [1, 2, 3], limit=2, patience=0.01)
+        assert next(results) is None  # nothing can finish before the release: the driver may write now
+        release.set()
+        rest = list(results)
+    assert sorted(r for r in rest if r is not None) == [10, 20, 30]

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 import duckdb
 import pytest
 
-from pipeline.store.database import insert_rows
+from pipeline.store.writes import insert_rows
 
 
 @pytest.mark.parametrize("count", [3, 300])

@@ -121,7 +121,35 @@ def test_a_failed_transaction_leaves_the_old_rows(tmp_path: Path) -> None:
         _record(store, "o/n", commit, _scan(("keep.py", "annotations", 1)))
         broken = TreeScan(1, 0, 1, (("p", "annotations", 1),), (("q", "symlink"), ("r", "x")))
         object.__setattr__(broken, "counts", (("p", "annotations", "not a number"),))
-        with pytest.raises(duckdb.Error):
-            _record(store, "o/n", commit, broken)
+        _record(store, "o/n", commit, broken)
+        with pytest.raises(duckdb.Error):  # raised where the scan is written (at the next read at the latest)
+            store.flush()
         rows = store.connection.execute("SELECT path FROM term_counts").fetchall()
     assert rows == [("keep.py",)]
+
+
+def test_scans_are_kept_then_written_together_before_anything_reads_them(tmp_path: Path) -> None:
+    path = tmp_path / "c.duckdb"
+    with Store(path) as store:
+        store.record_skip("o/a", None, "pin", "pin HEAD: rate limited")  # known at a commit below: forgotten
+        for index, repo in enumerate(("o/a", "o/b", "o/c")):
+            _record(store, repo, str(index) * 40, _scan((f"{repo}.py", "annotations", index + 1)))
+        assert store.pending == 3  # recorded, not yet written
+        _record(store, "o/b", "1" * 40, _scan(("again.py", "annotations", 9)))  # the same tree again: the
+        assert store.pending == 1  # three before it are written, then it is kept; it replaces the first
+        row = store.snapshot("o/c", "2" * 40)  # a read writes them first
+        assert store.pending == 0
+        assert row is not None
+        assert row["status"] == "scanned"
+        counts = store.connection.execute("SELECT repo, path, count FROM term_counts ORDER BY repo").fetchall()
+        snapshots = store.connection.execute("SELECT repo, commit, status FROM snapshots ORDER BY repo").fetchall()
+    assert counts == [("o/a", "o/a.py", 1), ("o/b", "again.py", 9), ("o/c", "o/c.py", 3)]
+    assert snapshots == [("o/a", "0" * 40, "scanned"), ("o/b", "1" * 40, "scanned"), ("o/c", "2" * 40, "scanned")]
+
+
+def test_scans_kept_at_close_are_written(tmp_path: Path) -> None:
+    with Store(tmp_path / "c.duckdb") as store:
+        _record(store, "o/n", "7" * 40, _scan(("kept.py", "annotations", 4)))
+        assert store.pending == 1
+    with duckdb.connect(str(tmp_path / "c.duckdb"), read_only=True) as con:
+        assert con.execute("SELECT repo, path, count FROM term_counts").fetchall() == [("o/n", "kept.py", 4)]

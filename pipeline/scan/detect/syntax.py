@@ -26,12 +26,15 @@ def compiled(module: str, function: str, source: str) -> tree_sitter.Query:
 
 
 def capture_map(query: tree_sitter.Query, node: Node) -> dict[str, list[Node]]:
-    """Every capture of ``query`` below ``node``, by capture name, each list in source order."""
+    """Every capture of ``query`` below ``node``, by capture name, each list in source order (of two
+    nodes that start together, the outer first: ``a().b()`` before ``a()``; the order never depends on
+    where the nodes lie in memory, as a set's would)."""
     found = tree_sitter.QueryCursor(query).captures(node)
-    return {name: sorted(set(nodes), key=_START) for name, nodes in found.items()}
+    return {name: sorted(sorted(dict.fromkeys(nodes), key=_END, reverse=True), key=_START)  # stable: two C sorts
+            for name, nodes in found.items()}
 
 
-_START = attrgetter("start_byte")
+_START, _END = attrgetter("start_byte"), attrgetter("end_byte")
 
 
 #: the bytes ``re``'s ``\b`` counts as word characters (ASCII ``\w`` for bytes)

@@ -48,7 +48,9 @@ def _one(tool: Tool, shelf: Shelf, follower: Follower) -> ToolEffects:
     except (RecursionError, ValueError, LookupError, UnicodeError) as exc:
         reason = f"analysis failed: {type(exc).__name__}"
         return ToolEffects(tool.path, tool.line, tool.tool_name, Handler(None, None, "none", reason), ())
-    unique = {(e.kind, e.path, e.line): e for e in sorted(effects, key=lambda e: (e.depth, e.path, e.line))}
+    unique: dict[tuple[str, str, int], Effect] = {}  # of one kind on one line: the nearest, then the shortest call
+    for e in sorted(effects, key=lambda e: (e.depth, e.path, e.line, e.kind, len(e.call), e.call, e.rule)):
+        unique.setdefault((e.kind, e.path, e.line), e)
     kept = tuple(sorted(unique.values(), key=lambda e: (e.path, e.line, e.kind)))
     return ToolEffects(tool.path, tool.line, tool.tool_name, handler,
                        kept or (Effect(model.NONE, handler.path or tool.path, handler.line or tool.line, "", "none"),),

@@ -116,3 +116,22 @@ def test_an_http_method_constant_passed_down_names_the_request(tmp_path: Path) -
     kinds = _kinds(write(tmp_path / "rs", {"Cargo.toml": SERVERS["rust"]["Cargo.toml"], "src/main.rs": server,
                                             "src/api.rs": api}))
     assert kinds == {"delete_client": {model.DELETE_REMOTE}, "get_client": {model.READ_REMOTE}}
+
+
+def test_a_built_request_run_by_execute_is_what_its_own_call_says(tmp_path: Path) -> None:
+    """``service.files().get(id).execute()`` reads: the verb is the request's (``get``), not the run's;
+    ``...batchUpdate(body).execute()`` writes, and its evidence is the same call however the tools are
+    ordered (the nearest, then the shortest call on the line)."""
+    server = _PY_HEAD + ('from googleapiclient.discovery import build\n\nservice = build("sheets", "v4")\n\n\n'
+                         '@mcp.tool()\ndef read_sheet(sheet_id: str) -> dict:\n'
+                         '    return service.spreadsheets().get(spreadsheetId=sheet_id).execute()\n\n\n'
+                         '@mcp.tool()\ndef rename_sheet(sheet_id: str, body: dict) -> dict:\n'
+                         '    return service.spreadsheets().batchUpdate(spreadsheetId=sheet_id, body=body).execute()\n')
+    root = write(tmp_path / "py", {"pyproject.toml": SERVERS["python"]["pyproject.toml"], "app/server.py": server})
+    detection = scan_tree(entries_of(root), (), Detector(effects=True), RoleRules()).detection
+    assert detection is not None
+    found = {e.tool_name: e.effects for e in detection.effects}
+    assert {e.kind for e in found["read_sheet"]} == {model.READ_REMOTE}
+    (write_effect,) = found["rename_sheet"]
+    assert write_effect.kind == model.WRITE_REMOTE
+    assert write_effect.call == "service.spreadsheets().batchUpdate(spreadsheetId=sheet_id, body=body)"
