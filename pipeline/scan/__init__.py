@@ -9,7 +9,7 @@ path (``roles``), tree notes (``notes``) and the registration detector's rows (`
 by another version is scanned again (from the cache, without downloading).
 """
 
-SCANNER_VERSION = "24"  # 2: the registration detector runs in the same pass; 3: tree notes;
+SCANNER_VERSION = "25"  # 2: the registration detector runs in the same pass; 3: tree notes;
 # 4: wrappers of wrappers, mirrored Go types, TypeScript lists it cannot follow;
 # 5: TypeScript tools written as classes, hints assigned after the object is made;
 # 6: hints a wrapper takes as parameters, records of definitions a tools/list handler lists,
@@ -42,3 +42,8 @@ SCANNER_VERSION = "24"  # 2: the registration detector runs in the same pass; 3:
 # verb's constant passed down; a server's own cache writes set aside; typed function constants found
 # 24: a built request's run (``.get(id).execute()``) is no verb of its own; of one effect on one line, the
 # nearest and shortest call is the evidence, whatever order the tools are read in
+# 25: conditions of a loop's registration (a filtered list, an early exit in its body), a check the
+# condition calls, a function other files call only under a condition; servers mounted across
+# modules (a project class's instances, a function's result, module attributes); names from a
+# class's members elsewhere, settings at their defaults, a function's local list; names read
+# from a method's answer are made at run time

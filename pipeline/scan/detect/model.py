@@ -130,6 +130,10 @@ class Tool:
     the tool is registered where ``x`` does not hold, ``x`` where ``!x`` does not); ``None`` when
     not ``conditional``."""
 
+    site: tuple[str, int] | None = field(default=None, compare=False)
+    """where the registration call is (file, 1-based line) when the row is placed elsewhere (at an
+    element of the list a loop registers): the conditions of both places apply (not stored)."""
+
     def __post_init__(self) -> None:
         """An annotations object we cannot read (``source`` ``dynamic``: ``annotations=TOOLS[name]``)
         may hold any hint: each one not read from it is ``dynamic`` (unknown), not ``unset``."""

@@ -25,6 +25,8 @@ from dataclasses import replace
 
 from pipeline.scan.detect.conditions.branches import Guard
 from pipeline.scan.detect.conditions.grammar import GRAMMARS, Grammar
+from pipeline.scan.detect.conditions.loops import always_kept
+from pipeline.scan.detect.conditions.uses import common_guard
 from pipeline.scan.detect.conditions.walk import FileConditions
 from pipeline.scan.detect.model import Tool
 from pipeline.scan.detect.source import SourceFile, language_of
@@ -43,6 +45,7 @@ class Tree:
     def __init__(self, files: Mapping[str, SourceFile]) -> None:
         self._files = files
         self._wrappers: dict[tuple[str, str], Guard | None] = {}
+        self._callers: dict[tuple[str, str], Guard | None] = {}
 
     def marked(self, tool: Tool, found_in: SourceFile) -> Tool:
         """``tool`` (found in ``found_in``) with ``conditional`` and ``condition`` set; a tool in a
@@ -53,11 +56,44 @@ class Tree:
             return tool
         try:
             guard = _conditions(own, GRAMMARS[language]).at_line(tool.line)
+            site = self._files.get(tool.site[0]) if tool.site is not None else None
+            if guard is None and site is not None and tool.site is not None:  # a loop's registration
+                guard = _conditions(site, GRAMMARS[language]).at_line(tool.site[1])
+                if guard is not None and always_kept(guard.text, _element(own, tool.line)):
+                    return tool
             if guard is None and tool.via.startswith("wrapper:"):
                 guard = self._wrapper(tool.via.removeprefix("wrapper:"), own, language)
+            if guard is None:  # registered in a function other files call, each time under a condition
+                guard = self._called_elsewhere(own, tool.site[1] if site is own and tool.site else tool.line, language)
         except _FAILURES:  # as Detector._guarded: a file we cannot read leaves the tool unconditional
             return tool
         return tool if guard is None else replace(tool, conditional=True, condition=guard.text)
+
+    def _called_elsewhere(self, own: SourceFile, line: int, language: str) -> Guard | None:
+        """The condition every call of the function holding line ``line`` sits under, when it is
+        called from other files only (``if (env.SLACK_TOKEN) registerSlack(server)``)."""
+        grammar = GRAMMARS[language]
+        name = _conditions(own, grammar).holder(line)
+        if name is None or len(name) < 4:
+            return None  # a short name is too common to follow
+        key = (own.path, name)
+        if key not in self._callers:
+            self._callers[key] = self._calls_guard(own, name, language)
+        return self._callers[key]
+
+    def _calls_guard(self, own: SourceFile, name: str, language: str) -> Guard | None:
+        grammar = GRAMMARS[language]
+        if _conditions(own, grammar).call_paths(name):
+            return None  # used in its own file: read there (``uses``)
+        needle, paths = name.encode(), []
+        for file in self._files.values():
+            if file is own or needle not in file.data or language_of(file.path) != language:
+                continue
+            found = _conditions(file, grammar).call_paths(name)
+            if found is None:
+                return None
+            paths += found
+        return common_guard(paths)
 
     def _wrapper(self, name: str, own: SourceFile, language: str) -> Guard | None:
         short = name.replace("::", ".").rsplit(".", 1)[-1]
@@ -92,3 +128,24 @@ def _defining(name: str) -> re.Pattern[bytes]:
 
 def _conditions(file: SourceFile, grammar: Grammar) -> FileConditions:
     return file.kept("conditions", lambda: FileConditions(file.data, file.tree.root_node, grammar))
+
+
+def _element(file: SourceFile, line: int) -> str:
+    """The text of the list element a row is placed at (line ``line``): the outermost node that
+    starts on that line."""
+    row = line - 1
+    lines = file.data.split(b"\n")
+    if not 0 <= row < len(lines):
+        return ""
+    start = len(lines[row]) - len(lines[row].lstrip())
+    node = file.tree.root_node.descendant_for_point_range((row, start), (row, start))
+    while node is not None and node.parent is not None and node.parent.start_point == node.start_point:
+        node = node.parent
+    if node is None or node.type not in _ELEMENTS:  # several elements on one line: none told apart
+        return ""
+    return (node.text or b"").decode("utf-8", "replace")
+
+
+#: the nodes a list element is written as
+_ELEMENTS = frozenset({"object", "dictionary", "tuple", "array", "list", "call_expression", "call",
+                       "composite_literal", "pair"})

@@ -16,6 +16,7 @@ import tree_sitter
 
 from pipeline.scan.detect.conditions.branches import Guard, guard_at, negation, one_line
 from pipeline.scan.detect.conditions.grammar import Grammar
+from pipeline.scan.detect.conditions.loops import loop_guard
 from pipeline.scan.detect.conditions.scopes import function_name, text
 
 Node = tree_sitter.Node
@@ -39,8 +40,8 @@ class Guards:
 
     def at(self, parent: Node, child: Node) -> Guard | None:
         """The configuration condition ``parent`` puts on its child ``child``: the branch it is in,
-        or the nearest early exit before it."""
-        guard = guard_at(parent, child, self._grammar)
+        the filter of the list a loop runs it over (``loops``), or the nearest early exit before it."""
+        guard = guard_at(parent, child, self._grammar) or loop_guard(parent, child)
         if guard is not None and self._reads(guard.text):
             return guard
         if parent.id not in self._exits:

@@ -15,6 +15,8 @@ From the node at the tool's line the walk goes up to the file's root and stops a
 
 from __future__ import annotations
 
+import re
+
 import tree_sitter
 
 from pipeline.scan.detect.conditions import scopes
@@ -22,8 +24,12 @@ from pipeline.scan.detect.conditions.branches import Guard
 from pipeline.scan.detect.conditions.exits import Guards
 from pipeline.scan.detect.conditions.grammar import Grammar
 from pipeline.scan.detect.conditions.reading import binder, reads_configuration
-from pipeline.scan.detect.conditions.uses import every_use_guarded
+from pipeline.scan.detect.conditions.scopes import text
+from pipeline.scan.detect.conditions.uses import MOST_USES, every_use_guarded, guards_above
 from pipeline.scan.detect.conditions.wrappers import definitions, registration_guard, registration_on
+
+#: a check a condition calls: ``this.isAllowed()``, ``self.enabled()``, ``isWriteAllowed()``
+_CHECKS = re.compile(r"(?:\b(?:this|self)\.)?\b([A-Za-z_]\w*)\s*\(")
 
 Node = tree_sitter.Node
 
@@ -62,10 +68,44 @@ class FileConditions:
             self._wrappers[name] = bool(defined), found[0] if found and all(g is not None for g in found) else None
         return self._wrappers[name]
 
+    def holder(self, line: int) -> str | None:
+        """The name of the named function (no callback) that holds the registration at ``line``."""
+        for anchor in self._anchors(line - 1):
+            parent = anchor.parent
+            while parent is not None:
+                if parent.type in self._grammar.functions and not scopes.is_callback(parent, self._grammar):
+                    named = scopes.function_name(parent, self._grammar)
+                    return named[0] if named is not None else None
+                parent = parent.parent
+        return None
+
+    def call_paths(self, name: str) -> list[list[Guard]] | None:
+        """The conditions above each use of ``name`` in this file (imports and prose aside): ``None``
+        when one use sits under none or there are too many to follow."""
+        paths = []
+        for count, start in enumerate(scopes.words(self._data, name)):
+            leaf = self._root.descendant_for_byte_range(start, start + len(name.encode()))
+            if count >= MOST_USES or leaf is None:
+                return None
+            if _imported(leaf) or "comment" in leaf.type or "string" in (leaf.parent.type if leaf.parent else ""):
+                continue
+            path = guards_above(leaf, self._root, self._grammar, self.guards)
+            if not path:
+                return None
+            paths.append(path)
+        return paths
+
     def reads(self, condition: str) -> bool:
-        """Whether ``condition`` reads configuration (its bare names looked up in this file)."""
+        """Whether ``condition`` reads configuration (its bare names looked up in this file), also
+        through a check of this file it calls (``!this.isAllowed()``, ``not self.enabled()``, whose
+        body reads it)."""
         if condition not in self._read:
-            self._read[condition] = reads_configuration(condition, self._bindings)
+            self._read[condition] = False  # a check calling itself reads nothing more
+            self._read[condition] = reads_configuration(condition, self._bindings) or any(
+                reads_configuration(text(body), self._bindings)
+                for name in dict.fromkeys(_CHECKS.findall(condition))
+                for function in definitions(self._data, self._root, self._grammar, name)
+                if (body := function.child_by_field_name("body")) is not None)
         return self._read[condition]
 
     def _anchors(self, row: int) -> list[Node]:
@@ -124,3 +164,13 @@ class FileConditions:
             self._used[key] = every_use_guarded(self._data, name, declaration, scope, grammar=self._grammar,
                                                 guards=self.guards)
         return self._used[key]
+
+
+def _imported(node: Node) -> bool:
+    """Whether ``node`` is part of an import (``import { f } from``, ``from .m import f``)."""
+    parent = node.parent
+    while parent is not None and parent.type not in ("program", "module", "source_file"):
+        if "import" in parent.type:
+            return True
+        parent = parent.parent
+    return False

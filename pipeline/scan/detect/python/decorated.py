@@ -95,12 +95,23 @@ class DecoratedForms(Rows):
             return None  # the official SDK raises TypeError on a bare @mcp.tool
         form = "decorator-v2" if kind.flavor == "v2" else "decorator"
         name = self._name(args, "name", fn)
-        namespace = self.index.mounts.namespace(self.file.path, text(self.data, receiver)) \
-            if receiver is not None and receiver.type == "identifier" and kind.flavor == "fastmcp" else None
+        namespace = self._namespace(at, receiver) if kind.flavor == "fastmcp" else None
         if namespace is not None:  # served by the server it is mounted on as namespace_name
             form = f"{form}-mounted" if namespace else f"{form}-mounted-dynamic"
             name = f"{namespace}_{name}" if namespace and name else None
         return self._row(at, kind.sdk, form, name, args)
+
+    def _namespace(self, at: Node, receiver: Node | None) -> str | None:
+        """The namespace of the server ``receiver`` names at ``at``, where it is mounted (``mounts``):
+        the object's, or the class's it is ``self`` of, or the function's that returns it."""
+        if receiver is None or receiver.type != "identifier":
+            return None
+        owner = enclosing(at, ("class_definition",))
+        function = enclosing(at, ("function_definition",))
+        return self.index.mounts.namespace(
+            self.file.path, text(self.data, receiver),
+            text(self.data, owner.child_by_field_name("name")) if owner is not None else None,
+            text(self.data, function.child_by_field_name("name")) if function is not None else None)
 
     def _receiver_kind(self, function: Node) -> Kind | None:
         bound = self.scope.receiver(function.child_by_field_name("object"))

@@ -104,7 +104,8 @@ class PythonDetector:
         imports = file.has_any(_DETECT_WORDS)
         if imports:  # only the words it holds are looked for: a search for another reads the whole file
             imports = imports_any(file.lower, tuple(word.encode() for word in file.held(_DETECT_WORDS)))
-        if not (own_type or (imports and _shaped(file)) or self._wrapped(file) or self._registers_given(file)):
+        if not (own_type or (imports and _shaped(file)) or self._wrapped(file) or self._registers_given(file)
+                or self._builds_own_server(file)):
             return
         found = captures(file)
         excluded = self._excluded(file, found)
@@ -122,6 +123,13 @@ class PythonDetector:
         in a package whose manifest declares an MCP server SDK: it needs no MCP import of its own."""
         return _GIVEN_DECORATOR.search(file.data) is not None and declared(self.dependencies, file.path) is not None \
             and self.dependencies.governs((*SDKS["python-mcp"].packages, *SDKS["python-fastmcp"].packages), file.path)
+
+    def _builds_own_server(self, file: SourceFile) -> bool:
+        """Whether ``file`` makes a server of the project's own subclass of an SDK server class (learnt
+        in phase 1, ``items = ItemServer("items")`` with ``class ItemServer(FastMCP)`` in another
+        module) and adds tools to something: it needs no MCP import of its own."""
+        return bool(self.project.server_classes) and b".tool(" in file.data and any(
+            f"{name}(".encode() in file.data for name in self.project.server_classes)
 
     def _first_at(self, file: SourceFile, tool: Tool) -> bool:
         """Whether ``tool`` is no row already made at the same place of another file (a list that

@@ -3,10 +3,12 @@
 ``prefix = format_namespace(namespace)`` then ``@mcp.tool(name=prefix + "list")``: the local
 ``prefix`` is the one assignment of that name in the function, and ``format_namespace`` is a
 module-level function of this file or of a module of the tree it imports. Its body is evaluated
-with the call's arguments (or its parameters' defaults) when it uses nothing but what this module
-knows: ``if`` / ``elif`` / ``else``, ``return``, local assignments, string literals and f-strings,
-``+``, ``not`` / ``and`` / ``or``, ``==`` / ``!=`` / ``is``, a conditional expression, and the
-pure string methods ``body`` knows. Anything else (a loop, another call, an attribute) leaves
+with the call's arguments (or its parameters' defaults) and the module's settings at their defaults
+(``PREFIX = os.environ.get("PREFIX", "")`` is ``""``: the name a server started with no
+configuration gives) when it uses nothing but what this module knows: ``if`` / ``elif`` /
+``else``, ``return``, local assignments, string literals and f-strings, ``+``, ``not`` / ``and`` /
+``or``, ``==`` / ``!=`` / ``is``, a conditional expression, and the pure string methods ``body``
+knows. Anything else (a loop, another call, an attribute) leaves
 the name unknown, so it stays ``dynamic``. Functions are followed one level, never into a call
 they make.
 """
@@ -15,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from pipeline.scan.detect.python.body import Body, Unknown, Value, constant
+from pipeline.scan.detect.python.body import UNKNOWN, Body, Unknown, Value, constant
 from pipeline.scan.detect.python.index import ProjectIndex
 from pipeline.scan.detect.python.scope import Node, Scope, keywords, module_paths, parameters, positionals, text
 from pipeline.scan.detect.source import SourceFile
@@ -57,7 +59,9 @@ class Evaluator:
         bound = self._bind(definition, data, node.child_by_field_name("arguments"))
         if bound is None:
             return None
-        value = Body(data, bound).run(definition.child_by_field_name("body"))
+        module = definition.parent
+        defaults = _defaults(data, module) if module is not None and module.type == "module" else {}
+        value = Body(data, {**defaults, **bound}).run(definition.child_by_field_name("body"))
         return value if isinstance(value, str) else None
 
     def _function(self, name: str) -> tuple[Node, bytes] | None:
@@ -92,3 +96,29 @@ class Evaluator:
             else:
                 return None
         return values
+
+
+#: the calls that read an environment variable, whose second argument is the value when it is unset
+_ENVIRONMENT = frozenset({"os.environ.get", "environ.get", "os.getenv", "getenv"})
+
+
+def _defaults(data: bytes, module: Node) -> dict[str, Value]:
+    """The module-level names a function may read, at the values a server started with no
+    configuration has: string constants, and environment reads at their default (``None`` unset)."""
+    found: dict[str, Value] = {}
+    for statement in named(module):
+        assignment = statement.named_children[0] if statement.type == "expression_statement" and \
+            statement.named_children else None
+        left = assignment.child_by_field_name("left") if assignment is not None else None
+        right = assignment.child_by_field_name("right") if assignment is not None else None
+        if assignment is None or assignment.type != "assignment" or left is None or right is None \
+                or left.type != "identifier":
+            continue
+        name = text(data, left)
+        if right.type == "string":
+            found[name] = constant(data, right)
+        elif right.type == "call" and text(data, right.child_by_field_name("function")) in _ENVIRONMENT:
+            given = positionals(right.child_by_field_name("arguments"))
+            found[name] = constant(data, given[1]) if len(given) == 2 and given[1].type in ("string", "none") \
+                else None if len(given) == 1 else UNKNOWN
+    return found

@@ -8,6 +8,7 @@ decorated tool is on its decorator's line, every other form on the first line of
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from pipeline.scan.detect.model import NO_ANNOTATIONS, Tool
 from pipeline.scan.detect.python.context import a_parameter, calls_super, expected, returned
@@ -42,16 +43,29 @@ class FileForms(DecoratedForms):
             return []
         method = text(self.data, function.child_by_field_name("attribute")) if function.type == "attribute" else None
         if method in ("add_tool", "tool"):
-            return self._register_call(node, function, method, args)
+            return self._mounted(node, function, self._register_call(node, function, method, args))
         bare = function.type == "identifier" and text(self.data, function) == "add_tool"
         if bare and self._given_add_tool(function, args):  # def register_tools(add_tool), given mcp.add_tool
             return self._register_call(node, function, "add_tool", args)
         if function.type == "call":
-            return self._applied(node, function, args)
+            return self._mounted(node, function.child_by_field_name("function"), self._applied(node, function, args))
         if method == "from_function":
             return self._from_function(node, function, args)
         found = self._low_level(node, function, args)
         return [found] if found is not None else []
+
+    def _mounted(self, node: Node, function: Node | None, tools: list[Tool]) -> list[Tool]:
+        """``tools`` (registered by calling ``function`` on a FastMCP server) as served by the server
+        that server is mounted on: named ``<namespace>_<name>`` (``mounts``)."""
+        receiver = function.child_by_field_name("object") if function is not None and function.type == "attribute" \
+            else None
+        kind = self._receiver_kind(function) if tools and function is not None and function.type == "attribute" \
+            else None
+        namespace = self._namespace(node, receiver) if kind is not None and kind.flavor == "fastmcp" else None
+        if namespace is None:
+            return tools
+        return [replace(t, tool_name=f"{namespace}_{t.tool_name}" if namespace and t.tool_name else None,
+                        rule=f"{t.rule}-mounted" if namespace else f"{t.rule}-mounted-dynamic") for t in tools]
 
     def private_table(self, node: Node) -> Tool | None:
         """``mcp._tool_manager._tools[key] = tool``: a tool written into a FastMCP server's own table,
@@ -131,7 +145,8 @@ class FileForms(DecoratedForms):
             return [self._row(node, sdk, form, self._name(args, "name", function_name(self.data, given)), args)]
         if not listed:
             return [self._row(node, sdk, form, self._name(args, "name", None), args)]
-        return [self._row(element, sdk, form, function_name(where.data, element), args, at=where)
+        site = (self.file.path, self.file.line(node))  # the loop's registration: its conditions apply too
+        return [replace(self._row(element, sdk, form, function_name(where.data, element), args, at=where), site=site)
                 for where, element in listed if keep(where, element)]
 
     def _tabled(self, sdk: str, form: str, args: Node | None, function: Node | None) -> list[Tool]:

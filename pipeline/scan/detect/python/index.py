@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 from pipeline.scan.detect.model import hint_field
 from pipeline.scan.detect.python.annotations import Helper, Presets, entries, is_hint_entries
+from pipeline.scan.detect.python.constants import class_constant, constant_key, module_level
 from pipeline.scan.detect.python.loops import module_list
 from pipeline.scan.detect.python.mounts import Mounts
 from pipeline.scan.detect.python.scope import Kind, Node, Scope, classify, keywords, last_name, module_paths, text
@@ -81,8 +82,16 @@ class ProjectIndex:
                 self.server_classes[text(data, node.child_by_field_name("name"))] = base
 
     def name_constant(self, expression: str) -> str | None:
-        """The value of ``NAME``, ``Class.NAME`` or ``Class.NAME.value`` when it is a known constant."""
-        return self.names.get(expression.removesuffix(".value"))
+        """The value of ``NAME``, ``Class.NAME`` or ``Class.NAME.value`` when it is a known constant:
+        learnt in phase 1, else (``Class.NAME``) read from the class body of any kept file that
+        defines the class (an ``Enum`` of tool names in a module that names no tool)."""
+        key = expression.removesuffix(".value")
+        if key in self.names or key.count(".") != 1:
+            return self.names.get(key)
+        if key not in self._looked_up:
+            owner, member = key.split(".")
+            self._looked_up[key] = class_constant(self.modules.values(), owner, member)
+        return self._looked_up[key]
 
     def module_constant(self, name: str) -> str | None:
         """The value of a module-level upper-case constant ``NAME = "..."`` that some kept file of the
@@ -139,16 +148,19 @@ class ProjectIndex:
         value = unquote(text(data, right)) if right.type == "string" else None
         if value is not None and (value == "title" or _hint(value)):
             self.presets.constants[name] = "title" if value == "title" else _hint(value) or ""
-        elif value is not None and (key := _constant_key(data, node, name)) is not None:
+        elif value is not None and (key := constant_key(data, node, name)) is not None:
             self.names[key] = value if self.names.get(key, value) == value else None
         elif is_hint_entries(found := entries(data, right)) and found is not None:
             self.presets.objects.setdefault(name, []).append((path, tuple(found)))
-        elif right.type == "call" and _module_level(node):
+        elif right.type == "call" and module_level(node):
             function = right.child_by_field_name("function")
             args = right.child_by_field_name("arguments")
             first = next((c for c in args.named_children if c.type != "keyword_argument"), None) if args else None
             made = ObjectDef(scope.qualify(function), last_name(data, function) or "", text(data, first))
             self.objects.setdefault(name, []).append((path, made))
+        callee = last_name(data, right.child_by_field_name("function")) if right.type == "call" else None
+        if callee and callee[:1].isupper():
+            self.mounts.instance(path, name, callee)  # sub = ItemServer(): what mount(sub, ...) serves
 
     def _helper(self, data: bytes, node: Node) -> None:
         """A function returning a ``ToolAnnotations(...)`` or a dict of hints is a helper."""
@@ -212,24 +224,6 @@ _TOOL_DECORATOR = re.compile(r"^@[\w.]+\.tool\b")
 
 def _hint(value: str) -> str | None:
     return hint_field(value) if value[:1].isalpha() and len(value) < 40 else None
-
-
-def _constant_key(data: bytes, node: Node, name: str) -> str | None:
-    """``name`` for a module-level assignment, ``Class.name`` for one in a class body, else None."""
-    if _module_level(node):
-        return name
-    block = node.parent.parent if node.parent is not None else None
-    owner = block.parent if block is not None and block.type == "block" else None
-    if owner is not None and owner.type == "class_definition":
-        return f"{text(data, owner.child_by_field_name('name'))}.{name}"
-    return None
-
-
-def _module_level(node: Node) -> bool:
-    statement = node.parent
-    return statement is not None and statement.parent is not None and statement.parent.type == "module"
-
-
 
 
 def _shared_folders(path: str, other: str) -> int:

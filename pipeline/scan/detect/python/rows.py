@@ -12,6 +12,7 @@ from pipeline.scan.detect.model import Annotations, Tool
 from pipeline.scan.detect.python.annotations import Reader
 from pipeline.scan.detect.python.evaluate import Evaluator
 from pipeline.scan.detect.python.index import ProjectIndex
+from pipeline.scan.detect.python.loops import iterated_at_run_time
 from pipeline.scan.detect.python.rules import declared, fallback
 from pipeline.scan.detect.python.scope import (
     Node,
@@ -92,6 +93,10 @@ class RowBuilder:
             if found is None and node.type == "identifier":
                 return self._evaluated(self._evaluator().local(node))
             return found
+        if node.type in ("attribute", "subscript", "identifier", "boolean_operator") and \
+                iterated_at_run_time(self.data, node):
+            self.built_name = "dynamic"  # tool.name over client.list_functions(): made at run time
+            return None
         if node.type == "binary_operator" or (node.type == "string" and _interpolated(node)):
             return self._built(node)
         if node.type == "call":

@@ -39,7 +39,7 @@ from pipeline.scan.detect.source import SourceFile
 from pipeline.scan.detect.typescript import forms
 from pipeline.scan.detect.typescript.annotations import ToolInfo, tool_info
 from pipeline.scan.detect.typescript.classes import class_tools, framework_tools, listed_instances
-from pipeline.scan.detect.typescript.emit import Emitter
+from pipeline.scan.detect.typescript.emit import Emitter, sited
 from pipeline.scan.detect.typescript.frameworks import OBJECTISH, framework_form
 from pipeline.scan.detect.typescript.imports import MARKERS, Imports, imports_of
 from pipeline.scan.detect.typescript.index import ProjectIndex
@@ -180,23 +180,23 @@ class TypeScriptDetector:
 
     def _loop_or(self, res: Resolver, call: Ref, form: str, read: forms.Reader) -> Iterator[Tool]:
         found, form = self._expanded(res, call, read, form)
+        site = (call.file.path, call.node.start_point[0] + 1)  # rows placed elsewhere keep the call's conditions
         if found and found[0][1].name is None and (made := class_tools(self._project.subclasses, res, call, read)):
             base, found = made  # a base class's registration: one tool per concrete subclass
-            yield from self._emit("ts-mcp", f"{form}-class", found, via=f"wrapper:{base}")
+            yield from sited(self._emit("ts-mcp", f"{form}-class", found, via=f"wrapper:{base}"), site)
             return
-        yield from self._emit("ts-mcp", form, found)
+        yield from sited(self._emit("ts-mcp", form, found), site)
 
     def _expanded(self, res: Resolver, call: Ref, read: forms.Reader, form: str,
                   keys: tuple[str, frozenset[str]] | None = None) -> tuple[forms.Found, str]:
-        """What ``read`` finds at ``call``; when it names no tool, one definition per element of the
-        list the call loops over, if any (the form suffixed ``-shaped`` when the elements are guessed)."""
-        from pipeline.scan.detect.typescript.loops import expand_loop  # the modules of rarer forms load on first use
+        """What ``read`` finds at ``call``, else one row per element of the list it loops over (-shaped: guessed)."""
+        from pipeline.scan.detect.typescript import loops, made  # rarer forms: loaded on first use
         found = read(res, call)
-        if not found or found[0][1].name is None:  # a loop variable names no tool, or stands for no object
-            expanded, guessed = expand_loop(res, call, read, self._shaped, keys)
-            if expanded:
-                return expanded, f"{form}-shaped" if guessed else form
-        return found, form
+        unnamed = not found or found[0][1].name is None  # a loop variable names no tool, or stands for no object
+        expanded, guessed = loops.expand_loop(res, call, read, self._shaped, keys) if unnamed else ([], False)
+        if expanded:
+            return expanded, f"{form}-shaped" if guessed else form
+        return found, f"{form}-dynamic" if found and unnamed and made.run_time_list(res, call) else form
 
     def _listed(self, res: Resolver, call: Ref) -> Iterator[Tool]:
         """A ``tools/list`` handler's tool objects; when its list cannot be followed (a parameter, a

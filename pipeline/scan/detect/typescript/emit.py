@@ -4,6 +4,7 @@ nearest package manifest (``Emitter``)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from posixpath import dirname
 
 from pipeline.scan.detect.deps import Dependencies
@@ -45,3 +46,10 @@ class Emitter:
             found = self.dependencies.find(SDKS[sdk].packages, path)
             self._versions[key] = found.version if found else None
         return self._versions[key]
+
+
+def sited(tools: Iterator[Tool], site: tuple[str, int]) -> Iterator[Tool]:
+    """``tools`` with the registration call's place (file, line) as their ``site`` where they are
+    placed elsewhere (at a list's elements, at a class): its conditions are theirs too."""
+    for tool in tools:
+        yield tool if (tool.path, tool.line) == site else replace(tool, site=site)

@@ -38,6 +38,8 @@ def tool_objects(res: Resolver, ref: Ref, depth: int = 0) -> list[Ref]:
                 for tool in tool_objects(res, value, depth + 1)]
     if node.type == "call_expression":
         return _call_list(res, target, depth)
+    if node.type == "identifier" and (value := top_level_value(target)) is not None:
+        return tool_objects(res, value, depth + 1)  # const tools = allTools.filter(...), not a literal
     if node.type == "ternary_expression":  # ro ? [read] : [read, write]: every object either branch lists
         branches = [node.child_by_field_name(side) for side in ("consequence", "alternative")]
         found = [o for b in branches if b is not None for o in tool_objects(res, target.at(b), depth + 1)]
@@ -89,3 +91,20 @@ def _call_list(res: Resolver, call: Ref, depth: int) -> list[Ref]:
     helper = res.functions(call.file.text(function), call.file)
     body = returned_object(helper.node) if helper is not None else None
     return tool_objects(res, helper.at(body), depth + 1) if helper is not None and body is not None else []
+
+
+def top_level_value(name: Ref) -> Ref | None:
+    """The value a file's top-level ``const NAME = ...`` gives a name no constant lookup follows (an
+    alias or a call: ``const tools = allTools.filter(...)``); ``None`` when it is declared otherwise."""
+    wanted = name.text()
+    for statement in name.file.tree.root_node.named_children:
+        declaration = statement.child_by_field_name("declaration") if statement.type == "export_statement" \
+            else statement
+        if declaration is None or declaration.type not in ("lexical_declaration", "variable_declaration"):
+            continue
+        for declarator in declaration.named_children:
+            value = declarator.child_by_field_name("value")
+            if declarator.type == "variable_declarator" and value is not None and value != name.node and \
+                    name.file.text(declarator.child_by_field_name("name")) == wanted:
+                return name.at(value)
+    return None
