@@ -20,12 +20,14 @@ worse than a conditional one missed.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Mapping
 from dataclasses import replace
 
 from pipeline.scan.detect.conditions.branches import Guard
 from pipeline.scan.detect.conditions.grammar import GRAMMARS, Grammar
 from pipeline.scan.detect.conditions.loops import always_kept
+from pipeline.scan.detect.conditions.scopes import words
 from pipeline.scan.detect.conditions.uses import common_guard
 from pipeline.scan.detect.conditions.walk import FileConditions
 from pipeline.scan.detect.model import Tool
@@ -46,6 +48,7 @@ class Tree:
         self._files = files
         self._wrappers: dict[tuple[str, str], Guard | None] = {}
         self._callers: dict[tuple[str, str], Guard | None] = {}
+        self._joined: dict[str, tuple[bytes, list[int], list[SourceFile]]] = {}
 
     def marked(self, tool: Tool, found_in: SourceFile) -> Tool:
         """``tool`` (found in ``found_in``) with ``conditional`` and ``condition`` set; a tool in a
@@ -83,17 +86,31 @@ class Tree:
 
     def _calls_guard(self, own: SourceFile, name: str, language: str) -> Guard | None:
         grammar = GRAMMARS[language]
-        if _conditions(own, grammar).call_paths(name):
-            return None  # used in its own file: read there (``uses``)
-        needle, paths = name.encode(), []
-        for file in self._files.values():
-            if file is own or needle not in file.data or language_of(file.path) != language:
+        if _conditions(own, grammar).call_paths(name) != []:
+            return None  # used in its own file (under no condition, or read there by ``uses``)
+        paths: list[list[Guard]] = []
+        for file in self._holding(language, name):
+            if file is own:
                 continue
             found = _conditions(file, grammar).call_paths(name)
             if found is None:
                 return None
             paths += found
         return common_guard(paths)
+
+    def _holding(self, language: str, name: str) -> list[SourceFile]:
+        """The files of ``language`` whose text holds the word ``name``: one search of all their
+        text joined (a loop over thousands of files for each name cost more than the marking)."""
+        if language not in self._joined:
+            files = [f for f in self._files.values() if language_of(f.path) == language]
+            starts, at = [], 0
+            for file in files:
+                starts.append(at)
+                at += len(file.data) + 1
+            self._joined[language] = (b"\0".join(f.data for f in files), starts, files)
+        joined, starts, files = self._joined[language]
+        holding = {bisect_right(starts, at) - 1 for at in words(joined, name)}
+        return [files[i] for i in sorted(holding)]
 
     def _wrapper(self, name: str, own: SourceFile, language: str) -> Guard | None:
         short = name.replace("::", ".").rsplit(".", 1)[-1]

@@ -80,15 +80,16 @@ class FileConditions:
         return None
 
     def call_paths(self, name: str) -> list[list[Guard]] | None:
-        """The conditions above each use of ``name`` in this file (imports and prose aside): ``None``
-        when one use sits under none or there are too many to follow."""
+        """The conditions above each use of ``name`` in this file (imports, prose and its declaration
+        aside): ``None`` when one use sits under none or there are too many to follow."""
         paths = []
         for count, start in enumerate(scopes.words(self._data, name)):
             leaf = self._root.descendant_for_byte_range(start, start + len(name.encode()))
             if count >= MOST_USES or leaf is None:
                 return None
-            if _imported(leaf) or "comment" in leaf.type or "string" in (leaf.parent.type if leaf.parent else ""):
-                continue
+            if _imported(leaf) or "comment" in leaf.type or "string" in (leaf.parent.type if leaf.parent else "") \
+                    or (leaf.parent is not None and leaf.parent.child_by_field_name("name") == leaf):
+                continue  # an import, prose, or the name's own declaration
             path = guards_above(leaf, self._root, self._grammar, self.guards)
             if not path:
                 return None
