@@ -38,7 +38,7 @@ def locate(shelf: Shelf, path: str, line: int, tool_name: str | None) -> Located
     if file is None or language not in SYNTAXES:
         return Handler(None, None, "none", "file not read" if file is None else "language not followed"), None, None
     syntax = SYNTAXES[language]
-    for finder in (_decorated, _attributed, _argument, _member):
+    for finder in (_decorated, _attributed, _argument, _member, _element):
         found = finder(shelf, file, syntax, line)
         if found is not None:
             return found
@@ -100,6 +100,18 @@ def _argument(shelf: Shelf, file: SourceFile, syntax: Syntax, line: int) -> Loca
             if found is not None:
                 return found
         if depth > 12 or node.type in syntax.functions:
+            return None
+    return None
+
+
+def _element(shelf: Shelf, file: SourceFile, syntax: Syntax, line: int) -> Located | None:
+    """A function named as an element of the list a loop registers (``tools = [get_company, ...]``,
+    ``(list_items, "core")``): the row is placed at the element, the handler is that function."""
+    for depth, node in enumerate(at_line(file, line)):
+        if node.type in ("identifier", "attribute") and node.parent is not None and \
+                node.parent.type in ("list", "tuple", "array", "expression_list"):
+            return named(shelf, file, syntax, file.text(node).rsplit(".", 1)[-1])
+        if depth > 2:
             return None
     return None
 

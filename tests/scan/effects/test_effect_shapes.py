@@ -135,3 +135,18 @@ def test_a_built_request_run_by_execute_is_what_its_own_call_says(tmp_path: Path
     (write_effect,) = found["rename_sheet"]
     assert write_effect.kind == model.WRITE_REMOTE
     assert write_effect.call == "service.spreadsheets().batchUpdate(spreadsheetId=sheet_id, body=body)"
+
+
+def test_a_function_listed_for_a_loop_to_register_is_the_handler_of_its_row(tmp_path: Path) -> None:
+    server = _PY_HEAD + ('import os\n\n\ndef drop_note(path: str) -> str:\n    os.remove(path)\n    return path\n\n\n'
+                         'def read_note(path: str) -> str:\n    with open(path) as f:\n        return f.read()\n\n\n'
+                         'def register(server: FastMCP) -> None:\n    tools = [\n        drop_note,\n'
+                         '        read_note,\n    ]\n    for tool in tools:\n        server.add_tool(tool)\n\n\n'
+                         'register(mcp)\n')
+    root = write(tmp_path / "py", {"pyproject.toml": SERVERS["python"]["pyproject.toml"], "app/server.py": server})
+    detection = scan_tree(entries_of(root), (), Detector(effects=True), RoleRules()).detection
+    assert detection is not None
+    found = {e.tool_name: e for e in detection.effects}
+    assert (found["drop_note"].handler.kind, found["drop_note"].handler.line) == ("reference", 8)
+    assert set(found["drop_note"].kinds) == {model.DELETE_LOCAL}
+    assert set(found["read_note"].kinds) == {model.READ_LOCAL}
