@@ -25,6 +25,14 @@ def _kinds(root: Path) -> dict[str, set[str]]:
     return {e.tool_name or "": set(e.kinds) for e in detection.effects}
 
 
+def _python_server(tmp_path: Path, server: str) -> dict[str, model.ToolEffects]:
+    """What ``census run`` reads of a Python server of one file: each server tool's handler and effects."""
+    root = write(tmp_path / "py", {"pyproject.toml": SERVERS["python"]["pyproject.toml"], "app/server.py": server})
+    detection = scan_tree(entries_of(root), (), Detector(effects=True), RoleRules()).detection
+    assert detection is not None
+    return {e.tool_name or "": e for e in detection.effects}
+
+
 def test_a_typed_function_constant_in_a_handler_table_is_the_handler(tmp_path: Path) -> None:
     handlers = ('import { promises as fs } from "fs";\n'
                 'import { ToolCallback } from "@modelcontextprotocol/sdk/server/mcp.js";\n'
@@ -127,12 +135,9 @@ def test_a_built_request_run_by_execute_is_what_its_own_call_says(tmp_path: Path
                          '    return service.spreadsheets().get(spreadsheetId=sheet_id).execute()\n\n\n'
                          '@mcp.tool()\ndef rename_sheet(sheet_id: str, body: dict) -> dict:\n'
                          '    return service.spreadsheets().batchUpdate(spreadsheetId=sheet_id, body=body).execute()\n')
-    root = write(tmp_path / "py", {"pyproject.toml": SERVERS["python"]["pyproject.toml"], "app/server.py": server})
-    detection = scan_tree(entries_of(root), (), Detector(effects=True), RoleRules()).detection
-    assert detection is not None
-    found = {e.tool_name: e.effects for e in detection.effects}
-    assert {e.kind for e in found["read_sheet"]} == {model.READ_REMOTE}
-    (write_effect,) = found["rename_sheet"]
+    found = _python_server(tmp_path, server)
+    assert found["read_sheet"].kinds == {model.READ_REMOTE}
+    (write_effect,) = found["rename_sheet"].effects
     assert write_effect.kind == model.WRITE_REMOTE
     assert write_effect.call == "service.spreadsheets().batchUpdate(spreadsheetId=sheet_id, body=body)"
 
@@ -143,10 +148,7 @@ def test_a_function_listed_for_a_loop_to_register_is_the_handler_of_its_row(tmp_
                          'def register(server: FastMCP) -> None:\n    tools = [\n        drop_note,\n'
                          '        read_note,\n    ]\n    for tool in tools:\n        server.add_tool(tool)\n\n\n'
                          'register(mcp)\n')
-    root = write(tmp_path / "py", {"pyproject.toml": SERVERS["python"]["pyproject.toml"], "app/server.py": server})
-    detection = scan_tree(entries_of(root), (), Detector(effects=True), RoleRules()).detection
-    assert detection is not None
-    found = {e.tool_name: e for e in detection.effects}
+    found = _python_server(tmp_path, server)
     assert (found["drop_note"].handler.kind, found["drop_note"].handler.line) == ("reference", 8)
     assert set(found["drop_note"].kinds) == {model.DELETE_LOCAL}
     assert set(found["read_note"].kinds) == {model.READ_LOCAL}
