@@ -45,3 +45,12 @@ def module_level(node: Node) -> bool:
     """Whether an assignment ``node`` is a statement of its module (not of a function or class)."""
     statement = node.parent
     return statement is not None and statement.parent is not None and statement.parent.type == "module"
+
+
+def made_by(file: SourceFile, name: str) -> str | None:
+    """The class a module-level ``name = Class(...)`` of ``file`` is made by (``settings = Settings()``)."""
+    if not name.isidentifier():
+        return None
+    made = rb"^" + name.encode() + rb"[ \t]*(?::[^=\n]*)?=[ \t]*([A-Za-z_][\w.]*)\("
+    found = re.search(made, file.data, re.MULTILINE)
+    return found.group(1).decode().rsplit(".", 1)[-1] if found is not None else None

@@ -10,8 +10,9 @@ import re
 from pipeline.scan.detect.deps import Dependencies
 from pipeline.scan.detect.model import Annotations, Tool
 from pipeline.scan.detect.python.annotations import Reader
+from pipeline.scan.detect.python.constants import class_constant, made_by
 from pipeline.scan.detect.python.evaluate import Evaluator
-from pipeline.scan.detect.python.index import ProjectIndex
+from pipeline.scan.detect.python.index import ProjectIndex, module_file
 from pipeline.scan.detect.python.loops import iterated_at_run_time
 from pipeline.scan.detect.python.rules import declared, fallback
 from pipeline.scan.detect.python.scope import (
@@ -91,17 +92,38 @@ class RowBuilder:
                 found = self._module_string(node) or self.index.module_constant(text(self.data, node)) \
                     or self._default(node)
             if found is None and node.type == "identifier":
-                return self._evaluated(self._evaluator().local(node))
-            return found
-        if node.type in ("attribute", "subscript", "identifier", "boolean_operator") and \
+                found = self._evaluated(self._evaluator().local(node))
+            if found is None and node.type == "attribute":
+                found = self._evaluated(self._setting_default(node))
+        else:
+            found = None
+        if found is None and node.type in ("attribute", "subscript", "identifier", "boolean_operator") and \
                 iterated_at_run_time(self.data, node):
             self.built_name = "dynamic"  # tool.name over client.list_functions(): made at run time
             return None
+        if node.type in ("identifier", "attribute", "subscript", "boolean_operator"):
+            return found
         if node.type == "binary_operator" or (node.type == "string" and _interpolated(node)):
             return self._built(node)
         if node.type == "call":
             return self._evaluated(self._evaluator().call(node))
         return string_value(self.data, node)
+
+    def _setting_default(self, node: Node) -> str | None:
+        """``settings.TOOL_NAME`` where ``settings = Settings()`` (in any module of the tree) and the
+        class declares ``TOOL_NAME: str = "x"``: the name a server started with no configuration has."""
+        owner = node.child_by_field_name("object")
+        if owner is None or owner.type != "identifier":
+            return None
+        module, _, name = (self.scope.imports.get(text(self.data, owner)) or "").rpartition(".")
+        name = name or text(self.data, owner)
+        made = self.index.object_for(name, self.file.path, module)
+        where = module_file(self.index.modules, module, self.file.path) if module else self.file
+        callee = made.callee_name if made is not None else made_by(where, name) if where is not None else None
+        if not callee or not callee[:1].isupper():
+            return None
+        field = text(self.data, node.child_by_field_name("attribute"))
+        return class_constant(self.index.modules.values(), callee, field)
 
     def _evaluator(self) -> Evaluator:
         """An evaluator for this file's names (made per use: held by ``self`` it would make a cycle
