@@ -80,6 +80,9 @@ class Knowledge:
     plain: frozenset[str]
     """a language's own methods on any value (Rust's ``clone``, a request builder's ``send``):
     never read as a service's verb, however deep the receiver."""
+    runs: frozenset[str]
+    """methods that run a request the call before them built (``...get(id).execute()``): with no
+    argument, on a call's result, they say nothing the request's own call does not."""
     local_receivers: frozenset[str]
     """receivers whose methods are never a service's."""
     local_packages: frozenset[str]
@@ -126,7 +129,7 @@ def knowledge(language: str) -> Knowledge:
         query_verbs={word: family for family in ("read", "write", "delete") for word in query[family]},
         query_shape=_pattern(query["shape"], "knowledge/common.toml"),
         verbs=verbs, inert=frozenset(common["verbs"]["inert"]), plain=frozenset(own.get("plain", ())),
-        local_receivers=frozenset(common["verbs"]["local_receivers"]),
+        runs=frozenset(common["verbs"]["runs"]), local_receivers=frozenset(common["verbs"]["local_receivers"]),
         local_packages=frozenset(common["verbs"]["local_packages"]),
         any_call=_pattern("|".join(f"(?:{p.pattern})" for p in [*(c.match for c in calls), *(h.match for h in http)])
                           or "(?!)", where),

@@ -33,7 +33,7 @@ def by_verb(file: SourceFile, known: Knowledge, call: Call) -> Found | None:
             or imports.made_from(file, root, externals)):
         return None
     method = call.method
-    if "Option" in method or method in known.plain or (method in _RUNS and not call.arguments
+    if "Option" in method or method in known.plain or (method in known.runs and not call.arguments
                                                          and call.receiver.endswith(")")):
         return None  # ``spreadsheets().get(id).execute()``: the request's own call says what it does
     if method.upper() == "POST" and post_reads(file, call, Scope(frozenset(), (), {}, False)):
@@ -59,8 +59,6 @@ _LOCALISH = re.compile(r"(?i)(?:cache|map|list|set|registry|dict|options|config|
 #: a collection's own methods: never a service call, however deep the receiver
 _COLLECTION = frozenset({"append", "extend", "push", "pop", "clear", "sort", "reverse", "splice", "shift", "unshift",
                          "discard", "setdefault", "replace_with", "insert_before", "insert_after", "appendChild"})
-#: what runs a request built by the call before it (``...get(id).execute()``, ``...send()``)
-_RUNS = frozenset({"execute", "send", "invoke", "call", "run", "request", "perform", "fire"})
 _COMMAND = re.compile(r"\s*new\s+(\w+?)Command\b")
 #: verbs that change a store even when called on a client held in one name (``coll.save(doc)``)
 _DATA_VERBS = frozenset({"save", "update", "remove", "delete", "insert", "create", "upsert", "put", "patch",
