@@ -55,7 +55,8 @@ def test_every_command_and_option_is_documented() -> None:
     for name, parser in parsers.items():
         usage = {"count": " PATH...", "discover": " ", "audit": " TRUTH_DIR", "export": " ", "report": " ",
                  "probe": " NAME", "ingest-tools-list": " FILE", "history": " OWNER/NAME",
-                 "probe-registry": " --registry-file FILE", "check": " PATH"}.get(name, " MANIFEST`")
+                 "probe-registry": " --registry-file FILE", "check": " PATH",
+                 "ingest-catalog": " CLONE"}.get(name, " MANIFEST`")
         assert f"`census {name}{usage}" in COMMANDS, name
         assert f"`census {name}" in README, name  # the README's table names every command
         flags = option_flags(parser)

@@ -39,7 +39,8 @@ _COVERAGE = f"""
            coalesce(json_type(t.annotations_json) = 'OBJECT', false) AS annotated, {_HINTS_AS},
            CASE WHEN t.title IS NULL THEN 'unset' ELSE 'set' END AS title
     FROM runtime_captures c LEFT JOIN runtime_tools t ON t.server = c.server
-    WHERE c.status = 'ok' AND ($servers::VARCHAR[] IS NULL OR list_contains($servers::VARCHAR[], c.server))"""
+    WHERE c.status = 'ok' AND c.transport <> 'recorded'  -- a catalog's record keeps names, not annotations
+      AND ($servers::VARCHAR[] IS NULL OR list_contains($servers::VARCHAR[], c.server))"""
 
 
 def runtime_hint_coverage(con: duckdb.DuckDBPyConnection, servers: Sequence[str] | None = None) -> pl.DataFrame:

@@ -33,7 +33,8 @@ SAME_REPOSITORY = ("(lower(split_part({a}, '/', 1)) = lower(split_part({b}, '/',
 
 PAIRED = f"""
 captured AS (
-    SELECT c.server, c.status, c.reason, c.cause, c.package_registry, c.package_name, c.package_requested_version,
+    SELECT c.server, c.status, c.reason, c.cause, c.transport, c.package_registry, c.package_name,
+           c.package_requested_version,
            c.package_version, c.package_repository,
            CASE WHEN c.package_repository IS NOT NULL AND r.repo IS NOT NULL
                 THEN {SAME_REPOSITORY.format(a="c.package_repository", b="r.repo")} END AS same_repository,
@@ -44,7 +45,10 @@ captured AS (
 paired AS (
     SELECT c.*, s.commit, n.committed_at_utc,
            date_diff('day', n.committed_at_utc, c.package_released_at_utc) AS released_minus_commit_days,
-           CASE WHEN b.commit = s.commit THEN b.rule END AS rule
+           CASE WHEN b.commit = s.commit THEN b.rule END AS rule,
+           CASE WHEN b.commit = s.commit AND b.names_sent > 0 THEN b.names_in_tree / b.names_sent END
+               AS names_in_tree,
+           CASE WHEN b.commit = s.commit AND b.names_sent > 0 THEN b.names_absent END AS names_absent
     FROM captured c
     LEFT JOIN (SELECT DISTINCT repo, commit FROM scope WHERE status = 'scanned') s ON s.repo = c.repo
     LEFT JOIN snapshots n ON n.repo = s.repo AND n.commit = s.commit
@@ -52,7 +56,8 @@ paired AS (
 ),
 source AS (
     SELECT p.server, t.tool_name, any_value(t.sdk) AS sdk, count(*) AS definitions,
-           bool_and(coalesce(t.conditional, false)) AS conditional
+           bool_and(coalesce(t.conditional, false)) AS conditional,
+           bool_or(ends_with(t.rule, '-dynamic')) AS made_at_run_time
     FROM paired p JOIN tools t ON t.repo = p.repo AND t.commit = p.commit
     WHERE p.status = 'ok' AND t.is_mcp AND t.role = 'server'
       AND (p.subfolder IS NULL OR t.path = p.subfolder OR starts_with(t.path, p.subfolder || '/'))
@@ -75,7 +80,8 @@ def package_captures(con: duckdb.DuckDBPyConnection, manifest: str | None = None
     """One row per package capture, by server: the package, the ``step`` it reached, its reason,
     tools received, its repository and pinned ``commit``, and the version's release date
     against the commit's (``released_minus_commit_days``; ``version_vs_commit``: ``package
-    newer``, ``package older``, ``same day`` or ``unknown``)."""
+    newer``, ``package older``, ``same day`` or ``unknown``), and how it was captured (``transport``:
+    ``recorded`` for a catalog's record, ``pipeline.runtime.recorded``)."""
     ensure_readable(con)
     rows = frame(con, """
         SELECT p.server, p.package_registry AS registry, p.package_name AS package,
@@ -89,7 +95,8 @@ def package_captures(con: duckdb.DuckDBPyConnection, manifest: str | None = None
                p.released_minus_commit_days,
                CASE WHEN p.released_minus_commit_days IS NULL THEN 'unknown'
                     WHEN p.released_minus_commit_days > 0 THEN 'package newer'
-                    WHEN p.released_minus_commit_days < 0 THEN 'package older' ELSE 'same day' END AS version_vs_commit
+                    WHEN p.released_minus_commit_days < 0 THEN 'package older' ELSE 'same day' END AS version_vs_commit,
+               p.transport
         FROM paired p LEFT JOIN (
             SELECT server, count(*) AS tools,
                    count(*) FILTER (WHERE json_type(annotations_json) = 'OBJECT') AS annotated

@@ -34,6 +34,9 @@ from pipeline.cli import (
     history as cli_history,
 )
 from pipeline.cli import (
+    ingest_catalog as cli_ingest_catalog,
+)
+from pipeline.cli import (
     probe_registry as cli_probe_registry,
 )
 from pipeline.cli import (
@@ -215,4 +218,5 @@ COMMANDS: dict[str, tuple[Handler, Callable[[argparse.ArgumentParser], None]]] =
     "probe": (cli_commands.probe, cli_args.probe_arguments),
     "probe-registry": (cli_probe_registry.run, cli_probe_registry.arguments),
     "ingest-tools-list": (cli_commands.ingest_tools_list, cli_args.ingest_arguments),
+    "ingest-catalog": (cli_ingest_catalog.run, cli_ingest_catalog.arguments),
 }

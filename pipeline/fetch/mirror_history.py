@@ -3,6 +3,8 @@ read with git plumbing (no transport, nothing fetched)."""
 
 from __future__ import annotations
 
+import subprocess
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -48,3 +50,17 @@ class MirrorHistory:
     def committed_at(self, commit: str) -> datetime | None:
         """When ``commit`` was committed, in UTC."""
         return self.repo.committed_at(commit)
+
+    def occurring(self, commit: str, names: Iterable[str]) -> set[str]:
+        """Which of ``names`` occur in some text file of ``commit``'s tree, compared without case (one
+        ``git grep`` of them all; a name found only inside a longer one still counts)."""
+        wanted = {name for name in names if name and "\n" not in name}
+        if not wanted:
+            return set()
+        done = subprocess.run(self.repo.command("grep", "-F", "-i", "-o", "-h", "-I", "-f", "-", commit),
+                              input="\n".join(sorted(wanted)).encode(), capture_output=True, check=False)
+        if done.returncode not in (0, 1):
+            raise SourceError(f"git grep failed in {self.repo.path}: {done.stderr.decode('utf-8', 'replace')[-200:]}")
+        matched = set(done.stdout.decode("utf-8", "replace").lower().splitlines())
+        return {name for name in wanted if name.lower() in matched or any(name.lower() in m for m in matched)}
+

@@ -24,7 +24,7 @@ from pipeline.report import plots, population_plots, timeline_plots
 from pipeline.report.population_data import RUNTIME_TABLES, TABLES, TIMELINE_TABLES, PopulationData
 from pipeline.report.population_markdown import render
 from pipeline.report.population_runtime import CHART as RUNTIME_CHART
-from pipeline.report.population_runtime import has_runtime
+from pipeline.report.population_runtime import has_runtime, recorded
 from pipeline.report.population_timeline import has_timeline
 from pipeline.report.tables import write_page
 
@@ -132,7 +132,7 @@ def charts(data: PopulationData) -> dict[str, Figure]:
         "servers-by-annotated-share.png": population_plots.annotated_share_chart(data.servers),
         "hints-declared.png": plots.hint_coverage_chart(data.hint_coverage),
     }
-    if has_runtime(data):
+    if has_runtime(data) and not recorded(data):  # a catalog's records reached no step but the answer
         figures[RUNTIME_CHART] = population_plots.funnel_chart(data.runtime_funnel)
     if has_timeline(data):
         figures[timeline_plots.CHART] = timeline_plots.timeline_chart(data.timeline_adoption, data.timeline_events)

@@ -14,6 +14,7 @@ import polars as pl
 from pipeline.analysis.population import SEED_000_TOOLS
 from pipeline.analysis.source_vs_wire import MATCHED_RULES
 from pipeline.report.tables import NO_VALUE, cell_text, markdown_table
+from pipeline.runtime.ingest import RECORDED
 
 if TYPE_CHECKING:
     from pipeline.report.population_data import PopulationData
@@ -36,7 +37,31 @@ def section(data: PopulationData) -> str:
     return "\n\n".join([_funnel(data), _seed(data), _per_server(data), _accuracy(data), _disagreements(data)])
 
 
+def recorded(data: PopulationData) -> bool:
+    """Whether every capture is a catalog's record (``census ingest-catalog``), none a probe's."""
+    packages = data.runtime_packages
+    return "transport" in packages.columns and bool(packages["transport"].eq(RECORDED).all())
+
+
+def _records(data: PopulationData) -> str:
+    packages = data.runtime_packages
+    tools = int(packages["tools"].sum()) if packages.height else 0
+    return "\n\n".join([
+        "## At run time: what a catalog recorded its servers listing",
+        f"A package catalog started each of these {packages.height} servers and recorded the names its tools/list "
+        f"returned ({tools} in all; names only, no annotations), each dated by the catalog commit that recorded it "
+        "(`census ingest-catalog`). The record names no version: each repository is read at its last commit before "
+        "the record (`by-date`), which may hold changes the release the catalog ran did not have.",
+        markdown_table(packages.select("server", "tools", pl.col("released_at_utc").dt.date(),
+                                       pl.col("committed_at_utc").dt.date()),
+                       {"server": "server", "tools": "tools", "released_at_utc": "recorded",
+                        "committed_at_utc": "pinned commit's date"}),
+    ])
+
+
 def _funnel(data: PopulationData) -> str:
+    if recorded(data):
+        return _records(data)
     packages = data.runtime_packages
     answered = packages.filter(pl.col("step") == "ok")
     tools = int(answered["tools"].sum()) if answered.height else 0
@@ -70,6 +95,8 @@ def _funnel(data: PopulationData) -> str:
 
 def _seed(data: PopulationData) -> str:
     seed = data.runtime_seed_000
+    if recorded(data):
+        return "### Seed 000's table from the answers\n\nA catalog's record keeps the names, not the annotations."
     if not seed.height or not int(seed["received_tools"][0]):
         return "### Seed 000's table from the answers\n\nNo package answered tools/list."
     first = seed.row(0, named=True)

@@ -6,7 +6,11 @@ date; its repository is the one the package's own metadata names on GitHub, else
 entry's. The repository's history is read from a local mirror (``--mirrors DIR``, the layout of
 ``pipeline.fetch.mirrors``); npm's ``gitHead`` comes from the npm registry. The rule of
 ``pipeline.runtime.built_from`` gives the commit; a package it gives none for is a row with its
-reason, and the manifest lists it in a comment. A manifest holds one commit per repository: where
+reason, and the manifest lists it in a comment. Which of the names the capture holds occur nowhere
+in the tree at that commit is kept too (``names_absent``): a server most of whose names occur
+nowhere in its tree ran other code than the source, and a name absent from a tree whose other
+names are there changed between the release and the commit (``pipeline.analysis.source_vs_wire``).
+A manifest holds one commit per repository: where
 servers of one repository were built from different commits, the most telling rule's (then the
 newest release's) is kept and the others are listed as left out.
 """
@@ -40,7 +44,11 @@ def pin_captures(con: duckdb.DuckDBPyConnection, mirrors: Path, hosts: Hosts,
             continue
         head = (heads or (lambda r: _npm_head(r, hosts)))(release)
         try:
-            found.append(built_from(replace(release, git_head=head), MirrorHistory(mirror)))
+            history = MirrorHistory(mirror)
+            row = built_from(replace(release, git_head=head), history)
+            if row.commit and release.names:
+                row = replace(row, names_absent=frozenset(release.names) - history.occurring(row.commit, release.names))
+            found.append(row)
         except CensusError as exc:
             found.append(BuiltFrom(release, None, None, reason=f"{release.repo}: {exc}"))
     stored.save(con, found)
@@ -48,6 +56,8 @@ def pin_captures(con: duckdb.DuckDBPyConnection, mirrors: Path, hosts: Hosts,
 
 
 def _npm_head(release: Release, hosts: Hosts) -> str | None:
+    if not release.version:
+        return None
     package = Package(release.server, release.registry, release.package, None, (), (), "stdio", release.repo, None)
     try:
         return git_head(package, release.version, hosts)
@@ -77,7 +87,7 @@ def render(found: Sequence[BuiltFrom], name: str, source: str) -> str:
         table.add("note", note(row))
         repos.append(table)
     doc.add("repos", repos)
-    lines = [f"# - {row.release.server} ({row.release.package}@{row.release.version}): {why}\n"
+    lines = [f"# - {row.release.server} ({label(row.release)}): {why}\n"
              for row, why in left_out]
     return tomlkit.dumps(doc) + (f"\n# Left out ({len(lines)})\n" + "".join(lines) if lines else "")
 
@@ -85,8 +95,14 @@ def render(found: Sequence[BuiltFrom], name: str, source: str) -> str:
 def note(row: BuiltFrom) -> str:
     """How the commit was found, for the manifest and the reports."""
     tag = f" {row.ref}" if row.ref else ""
-    apart = f", {row.days_apart:g} days before its release" if row.days_apart is not None else ""
-    return f"{row.rule}{tag}: {row.release.package}@{row.release.version}{apart}"
+    moment = "its release" if row.release.version else "the record"
+    apart = f", {row.days_apart:g} days before {moment}" if row.days_apart is not None else ""
+    return f"{row.rule}{tag}: {label(row.release)}{apart}"
+
+
+def label(release: Release) -> str:
+    """``package@version``, or ``package as recorded`` for a catalog's record (no version)."""
+    return f"{release.package}@{release.version}" if release.version else f"{release.package} as recorded"
 
 
 def _one_per_repo(found: Iterable[BuiltFrom]) -> tuple[list[BuiltFrom], list[tuple[BuiltFrom, str]]]:

@@ -56,11 +56,14 @@ class Release:
     registry: str
     package: str
     version: str
+    """empty for a catalog's record, which names none: only ``by-date`` can answer."""
     released_at_utc: datetime | None
     repo: str
     subfolder: str | None = None
     git_head: str | None = None
     """the commit the package's metadata names (npm ``gitHead``)."""
+    names: tuple[str, ...] = ()
+    """the tool names the capture holds (what ran listed)."""
 
 
 @dataclass(frozen=True)
@@ -76,6 +79,8 @@ class BuiltFrom:
     days_apart: float | None = None
     """days from the commit to the release (negative: the commit is later)."""
     reason: str = ""
+    names_absent: frozenset[str] | None = None
+    """those of ``release.names`` that occur nowhere in the tree at ``commit`` (None: not looked for)."""
 
 
 def tag_names(package: str, version: str) -> list[str]:
@@ -88,24 +93,26 @@ def tag_names(package: str, version: str) -> list[str]:
 
 def built_from(release: Release, history: History) -> BuiltFrom:
     """The commit ``release`` was built from (module doc)."""
-    tags = {name.lower(): commit for name, commit in history.tags().items()}
-    for name in tag_names(release.package, release.version):
+    tags = {name.lower(): commit for name, commit in history.tags().items()} if release.version else {}
+    for name in tag_names(release.package, release.version) if release.version else ():
         if (commit := tags.get(name.lower())) is not None:
-            return _found(release, history, EXACT_TAG, commit, name)
+            return found_at(release, history, EXACT_TAG, commit, name)
     head = (release.git_head or "").lower()
     if SHA.match(head) and history.has(head):
-        return _found(release, history, METADATA, head, None)
+        return found_at(release, history, METADATA, head, None)
     if release.released_at_utc is None:
         return BuiltFrom(release, None, None, reason="no tag names the version, and its release date is unknown")
     commit = history.last_before(release.released_at_utc, release.subfolder)
     if commit is None:
         where = f" touching {release.subfolder}" if release.subfolder else ""
-        return BuiltFrom(release, None, None, reason=f"no tag names {release.version}, and the default branch has "
-                                                      f"no commit{where} before its release")
-    return _found(release, history, BY_DATE, commit, None)
+        said = f"no tag names {release.version}, and the default branch" if release.version else "the default branch"
+        moment = "its release" if release.version else "the record"
+        return BuiltFrom(release, None, None, reason=f"{said} has no commit{where} before {moment}")
+    return found_at(release, history, BY_DATE, commit, None)
 
 
-def _found(release: Release, history: History, rule: str, commit: str, ref: str | None) -> BuiltFrom:
+def found_at(release: Release, history: History, rule: str, commit: str, ref: str | None) -> BuiltFrom:
+    """``release`` built from ``commit`` by ``rule``, with the commit's date and the days to the release."""
     when = history.committed_at(commit)
     apart = None
     if when is not None and release.released_at_utc is not None:

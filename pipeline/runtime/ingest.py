@@ -36,8 +36,8 @@ from pipeline.scan.detect.model import FALSE, HINT_FIELDS, TRUE, UNSET, WIRE_NAM
 
 #: statuses of a capture: every page read, or not (with the reason)
 OK, SKIPPED = "ok", "skipped"
-#: how a capture was taken
-STDIO, HTTP, FILE = "stdio", "http", "file"
+#: how a capture was taken (``recorded``: a catalog's record of what a server listed, ``pipeline.runtime.recorded``)
+STDIO, HTTP, FILE, RECORDED = "stdio", "http", "file", "recorded"
 
 
 class ToolsListError(CensusError):
@@ -84,7 +84,7 @@ class Capture:
     reason: str | None
     """why it was skipped, one line; for ``ok``, a note when the mcp client refused a page."""
     transport: str
-    """``stdio``, ``http`` or ``file``."""
+    """``stdio``, ``http``, ``file`` or ``recorded``."""
     command_or_url: str
     """the command line, the URL (query values and credentials masked) or the file path."""
     pages: tuple[Mapping[str, Any], ...] = ()

@@ -9,7 +9,7 @@ path (``roles``), tree notes (``notes``) and the registration detector's rows (`
 by another version is scanned again (from the cache, without downloading).
 """
 
-SCANNER_VERSION = "25"  # 2: the registration detector runs in the same pass; 3: tree notes;
+SCANNER_VERSION = "26"  # 2: the registration detector runs in the same pass; 3: tree notes;
 # 4: wrappers of wrappers, mirrored Go types, TypeScript lists it cannot follow;
 # 5: TypeScript tools written as classes, hints assigned after the object is made;
 # 6: hints a wrapper takes as parameters, records of definitions a tools/list handler lists,
@@ -47,3 +47,8 @@ SCANNER_VERSION = "25"  # 2: the registration detector runs in the same pass; 3:
 # modules (a project class's instances, a function's result, module attributes); names from a
 # class's members elsewhere, settings at their defaults, a function's local list; names read
 # from a method's answer are made at run time
+# 26: TypeScript servers made in another module and imported, or destructured from a parameter; a
+# subclass method taking the tool as one object; loops over instances a function returns, over an
+# object's keys (keyed assignments, destructured members), FastMCP addTool in a loop; a handler's own
+# list; Anthropic-format definitions where a module converts them; a list spreading a run-time
+# registry is made at run time; literals typed as prompts or resources are no tools

@@ -38,7 +38,7 @@ TABLES = {
     captured_at_utc TIMESTAMP NOT NULL,
     status VARCHAR NOT NULL,          -- ok | skipped
     reason VARCHAR,                   -- why skipped; for ok, a note (the mcp client refused a page)
-    transport VARCHAR NOT NULL,       -- stdio | http | file
+    transport VARCHAR NOT NULL,       -- stdio | http | file | recorded
     command_or_url VARCHAR NOT NULL,
     pages INTEGER NOT NULL,           -- tools/list pages received
     raw_json VARCHAR NOT NULL,        -- {"initialize": ..., "tools/list": [pages]}
@@ -86,7 +86,10 @@ TABLES = {
     rule VARCHAR,                     -- exact-tag, metadata, by-date; NULL: none answered (see reason)
     ref VARCHAR, commit VARCHAR, committed_at_utc TIMESTAMP,
     days_apart DOUBLE,                -- from the commit to the release
-    reason VARCHAR NOT NULL
+    reason VARCHAR NOT NULL,
+    names_sent INTEGER,               -- the tool names the capture holds (NULL: not looked for)
+    names_in_tree INTEGER,            -- how many of them occur anywhere in the tree at the commit
+    names_absent VARCHAR[]            -- those that occur nowhere in it
 """,
 }
 #: the statements that create them
@@ -97,7 +100,8 @@ ADDED = {"runtime_captures": ("package_registry VARCHAR", "package_name VARCHAR"
                               "package_released_at_utc TIMESTAMP", "package_repository VARCHAR",
                               "install_log VARCHAR", "stand_ins VARCHAR[]", "cause VARCHAR", "cause_line VARCHAR",
                               "package_sdk VARCHAR"),
-         "runtime_servers": ("subfolder VARCHAR",)}
+         "runtime_servers": ("subfolder VARCHAR",),
+         "runtime_built_from": ("names_sent INTEGER", "names_in_tree INTEGER", "names_absent VARCHAR[]")}
 CAPTURE_COLUMNS = ("server", "captured_at_utc", "status", "reason", "transport", "command_or_url", "pages", "raw_json",
                    "package_registry", "package_name", "package_requested_version", "package_version",
                    "package_released_at_utc", "package_repository", "install_log", "stand_ins", "cause", "cause_line",

@@ -169,14 +169,35 @@ def test_the_committed_registry_report_is_what_the_code_makes_of_its_data(tmp_pa
     assert "/work/" not in text
 
 
-def test_the_committed_built_from_report_is_what_the_code_makes_of_its_data(tmp_path: Path) -> None:
-    committed = COMMITTED.parent / "built-from-2026-12"
-    copy = tmp_path / "built"
+def _rebuilt(name: str, tmp_path: Path) -> str:
+    """The committed report ``name``'s page, after checking the code rebuilds it byte for byte from its data."""
+    committed = COMMITTED.parent / name
+    copy = tmp_path / name
     shutil.copytree(committed / "data", copy / "data")
     report.rebuild(copy)
     assert (copy / "README.md").read_bytes() == (committed / "README.md").read_bytes()
-    text = (committed / "README.md").read_text(encoding="utf-8")
+    return (committed / "README.md").read_text(encoding="utf-8")
+
+
+def test_the_committed_built_from_report_is_what_the_code_makes_of_its_data(tmp_path: Path) -> None:
+    text = _rebuilt("built-from-2026-12", tmp_path)
     assert "At the commit each package was built from (" in text  # every version-matched disagreement listed
     assert "| exact-tag |" in text
     assert "/tmp/" not in text
     assert "/work/" not in text
+
+
+def test_the_committed_catalog_report_is_what_the_code_makes_of_its_data_and_read_by_hand(tmp_path: Path) -> None:
+    text = _rebuilt("catalog-names-2026-12", tmp_path)
+    committed = COMMITTED.parent / "catalog-names-2026-12"
+    assert "## At run time: what a catalog recorded its servers listing" in text
+    assert "runtime-funnel.png" not in text  # a record reached no step but the answer
+    assert "/tmp/" not in text
+    assert "/work/" not in text
+    automatic = pl.read_parquet(committed / "data" / "runtime_disagreements.parquet")
+    by_hand = pl.read_csv(committed / "audit" / "disagreements.tsv", separator="\t")
+    keys = ["server", "tool_name", "side"]
+    assert sorted(by_hand.select(keys).rows()) == sorted(automatic.select(keys).rows())  # every one read
+    assert set(by_hand["verdict"]) <= {"detector-miss", "detector-extra", "conditional", "version-drift",
+                                       "runtime-generated", "wrong-repository", "other"}
+    assert by_hand["evidence"].null_count() == 0

@@ -5,8 +5,10 @@ and answers ``tools/list`` from another, through indirections a language detecto
 still writes each tool as the protocol shapes it: an object, map, dict, hash or array with a
 ``name`` that is a literal string and an ``inputSchema`` (the protocol's camelCase key; Anthropic's
 ``input_schema`` tool format is not MCP, unless the object also has ``annotations``, which that
-format has not), often with ``annotations`` holding camelCase hint keys (an annotations value that
-is no literal, ``annotations: readOnly()``, makes every hint ``dynamic``)::
+format has not, or the file of its package that answers ``tools/list`` converts it to the protocol's,
+``inputSchema: d.input_schema``, as a server that lists such definitions does: ``converted``),
+often with ``annotations`` holding camelCase hint keys (an annotations value that is no literal,
+``annotations: readOnly()``, makes every hint ``dynamic``)::
 
     { name: "search", description: "...", inputSchema: {...}, annotations: { readOnlyHint: true } }
     {"name": "search", "inputSchema": {...}}                        # Python, JSON-like
@@ -30,7 +32,8 @@ to its language's detector and was not left out by it, it is no MCP client's (an
 in its folder, above it or below it (``named_nearby``: the same tool registered through a form the
 language detector reads). An unnamed row of the same project (an element of a list the language
 detector counted but could not name) is replaced by the literal it stands for (``stood_for``).
-Keys inside string literals (inline snapshots) and comments are not read. The row's SDK is the
+Keys inside string literals (inline snapshots) and comments are not read, nor an object a constant
+typed as a prompt's or a resource's holds (``const p: PromptDefinition = {...}``). The row's SDK is the
 MCP SDK of the file's language that its nearest manifest declares, else ``protocol`` (no SDK).
 """
 
@@ -146,23 +149,26 @@ def members(files: Iterable[SourceFile]) -> dict[bytes, bytes]:
 
 
 def literal_tools(file: SourceFile, language: str, dependencies: Dependencies,
-                  named: dict[bytes, bytes] | None = None, *, schemaless: bool = False) -> Iterator[Tool]:
+                  named: dict[bytes, bytes] | None = None, *, schemaless: bool = False,
+                  snake: bool = False) -> Iterator[Tool]:
     """The protocol-shaped tool literals of ``file`` (see the module's docstring for when they count);
     a name written as ``Enum.MEMBER`` is read from ``named`` (``members``); with ``schemaless``, also
-    the objects with no schema key that hold a ``description`` and literal hints in ``annotations``."""
+    the objects with no schema key that hold a ``description`` and literal hints in ``annotations``;
+    with ``snake`` (its package converts ``input_schema`` to ``inputSchema``: ``converted``), an
+    ``input_schema`` counts as a schema key without ``annotations``."""
     words = SHAPE_WORDS if schemaless else SHAPE_WORDS[:2]  # hints alone make a tool only schemaless
     if not any(word in file.data for word in words) or _CLIENT.search(file.data) is not None:
         return
     sdk = sdk_of(language, file.path, dependencies)
     rule = f"{language}.{sdk}.protocol-literal"
     style = (_STYLE_OF.get(language, "c"), schemaless)
-    for offset, name, declared, title, with_schema in _objects(file.data, style, named or {}):
+    for offset, name, declared, title, with_schema in _objects(file.data, style, named or {}, snake):
         if TOOL_NAME.match(name) and (with_schema or schemaless):
             yield Tool(file.path, file.data.count(b"\n", 0, offset) + 1, sdk, name, rule, declared,
                        tool_title=title)
 
 
-def _objects(data: bytes, style: tuple[str, bool], named: dict[bytes, bytes]) -> Iterator[_Found]:
+def _objects(data: bytes, style: tuple[str, bool], named: dict[bytes, bytes], snake: bool = False) -> Iterator[_Found]:
     """(offset of ``name``, name, annotations, title, whether a schema key is there) of every frame
     holding a literal ``name`` and an ``inputSchema``, or a ``description`` and literal hints."""
     stack: list[_Frame] = [_Frame(b"", None)]
@@ -180,8 +186,8 @@ def _objects(data: bytes, style: tuple[str, bool], named: dict[bytes, bytes]) ->
                 stack.append(_Frame(token, pending, at=match.start()))
             elif len(stack) > 1 and stack[-1].opener == _CLOSERS[token]:
                 frame = stack.pop()
-                found = _tool(frame, named)
-                if found is not None:
+                found = _tool(frame, named, snake)
+                if found is not None and _OTHER_TYPE.search(data, max(frame.at - 120, 0), frame.at) is None:
                     yield found
                 hinted = _annotations(frame) if any(k in frame.keys for k in HINTS) else frame.inner
                 if frame.key_in_parent == b"annotations":
@@ -191,18 +197,23 @@ def _objects(data: bytes, style: tuple[str, bool], named: dict[bytes, bytes]) ->
             pending = None
 
 
+#: a constant typed as a prompt's or a resource's definition just before its object (``const p:
+#: PromptDefinition = {``): its ``name`` and ``inputSchema`` are the prompt's, not a tool's
+_OTHER_TYPE = re.compile(rb":\s*[\w.]*(?:Prompt|Resource)\w*(?:<[^<>=]*>)?\s*=\s*\Z")
+
+
 def _callee(data: bytes, at: int) -> bytes:
     """The last name of what the ``(`` at ``at`` calls (``types.ToolAnnotations(`` -> ``ToolAnnotations``)."""
     found = _CALLEE.search(data, max(at - 64, 0), at)
     return found.group(1) if found is not None else b""
 
 
-def _tool(frame: _Frame, named: dict[bytes, bytes]) -> _Found | None:
+def _tool(frame: _Frame, named: dict[bytes, bytes], snake: bool) -> _Found | None:
     name, keys = frame.keys.get(b"name"), frame.keys
     if name is not None and name[1] is not None and name[1].startswith(_REF):
         name = (name[0], named.get(name[1][len(_REF):]))
     hinted = frame.annotations is not None and frame.annotations.source == "inline" and b"description" in keys
-    schema = b"inputSchema" in keys or (b"input_schema" in keys and b"annotations" in keys)
+    schema = b"inputSchema" in keys or (b"input_schema" in keys and (b"annotations" in keys or snake))
     if name is None or not (schema or hinted) or name[1] is None:
         return None
     title = keys.get(b"title")

@@ -78,3 +78,25 @@ def _server_imports(data: bytes) -> list[int]:
             found.append(at)
         start = at + 1
     return found
+
+
+#: ``const server = new McpServer(``: a server instance made in a file (its variable's name)
+_SERVER_MADE = re.compile(
+    rb"\b(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*(?::[^=;]{0,200})?=\s*new\s+(?:McpServer|Server)\s*\(")
+
+
+def exports_mcp_server(data: bytes) -> bool:
+    """Whether a file that imports the server SDK exports a server it makes (``export const server =
+    new McpServer(...)``, ``export { server }``, ``export default server``): another module that
+    imports it registers tools on the SDK's server (``server.tool(...)`` with no SDK import of its own)."""
+    if not _server_imports(data) or b"export" not in data:
+        return False
+    if re.search(rb"\bexport\s+default\s+new\s+(?:McpServer|Server)\s*\(", data):
+        return True
+    for made in _SERVER_MADE.finditer(data):
+        name = re.escape(made.group(1))
+        line_start = data.rfind(b"\n", 0, made.start()) + 1
+        if re.match(rb"\s*export\b", data[line_start:made.start()]) or re.search(
+                rb"\bexport\s*\{[^}]*(?<![\w$])%s(?![\w$])[^}]*\}|\bexport\s+default\s+%s\b" % (name, name), data):
+            return True
+    return False

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from pipeline.scan.detect import factories, literals, nearby, registrars, unlisted
+from pipeline.scan.detect import converted, factories, literals, nearby, registrars, unlisted
 from pipeline.scan.detect.deps import Dependencies
 from pipeline.scan.detect.model import Tool
 from pipeline.scan.detect.source import SourceFile
@@ -49,7 +49,8 @@ def supplement(tools: list[Tool], files: dict[str, list[SourceFile]], left_out: 
         registering=frozenset(language for language, group in files.items() if any(f.path in with_rows for f in group)),
         made=factories.factories(f for f in every if not _test(roles, f.path)) if unfollowed else {},
         unfollowed=unfollowed,
-        own=registrars.registrars(f for f in every if not _test(roles, f.path)) if registrars.called(unseen) else set())
+        own=registrars.registrars(f for f in every if not _test(roles, f.path)) if registrars.called(unseen) else set(),
+        converters=converted.converters(every))
     found: list[Tool] = []
     for language, group in sorted(files.items()):
         for file in (f for f in group if f.path not in seen and (language != "json" or nearby.referenced(f, every))):
@@ -77,14 +78,18 @@ class _Tree:
     """rows of registrations the detector could not name (unnamed, or guessed ``-shaped``)."""
     own: set[str]
     """the project's registrars (``registrars``)."""
+    converters: tuple[str, ...] = ()
+    """the files that convert Anthropic-format definitions to the protocol's (``converted.converters``)."""
 
     def tools(self, file: SourceFile, language: str) -> list[Tool]:
         """The literals, factory calls and registrar calls of ``file``; a file holding literals or
         factory calls is read for no registrar's (one there is no MCP one: ``registerGlobalTool('x', fn)``
         beside the tools its literals list)."""
         sdk = literals.sdk_of(language, file.path, self.dependencies)
+        snake = bool(self.converters) and converted.same_package(language, file.path, self.converters,
+                                                                 self.dependencies)
         found = list(literals.literal_tools(file, language, self.dependencies, self.constants,
-                                            schemaless=language not in self.registering))
+                                            schemaless=language not in self.registering, snake=snake))
         if _test(self.roles, file.path):
             return found
         folder = file.path.rpartition("/")[0]

@@ -38,7 +38,7 @@ from pipeline.scan.detect.source import GRAMMARS, SourceFile, extension
 from pipeline.scan.detect.syntax import enclosing, named
 from pipeline.scan.detect.typescript.annotations import ToolInfo, read_annotations
 from pipeline.scan.detect.typescript.forms import Found, Reader
-from pipeline.scan.detect.typescript.functions import declared_before, declared_in_module
+from pipeline.scan.detect.typescript.functions import declared_before, declared_in_module, returned_object
 from pipeline.scan.detect.typescript.imports import seen_from
 from pipeline.scan.detect.typescript.resolver import Resolver
 from pipeline.scan.detect.typescript.values import Env, Node, Ref, arguments, unwrap
@@ -189,15 +189,20 @@ def _declared(file: SourceFile, name: str) -> list[Node]:
 
 
 def listed_instances(modules: list[SourceFile], res: Resolver, listed: Ref, depth: int = 0) -> Found:
-    """The tools a ``tools/list`` handler lists as instances of the project's classes
-    (``[new ReadDataTool(), ...]``, or constants holding them; either branch of a conditional): one
-    per class, read from its fields (``name``, ``title``, ``annotations``), at the class's name."""
+    """The tools a ``tools/list`` handler (or a loop) lists as instances of the project's classes
+    (``[new ReadDataTool(), ...]``, or constants holding them; either branch of a conditional; what a
+    project function returns): one per class, read from its fields (``name``, ``title``,
+    ``annotations``), at the class's name."""
     target = res.resolve(listed)[0]
     if unwrap(target.node).type == "identifier" and (held := _held(target)) is not None:
         target = held  # const readData = new ReadDataTool(): not a constant the index keeps
     node = unwrap(target.node)
     if depth > 3:
         return []
+    function = node.child_by_field_name("function") if node.type == "call_expression" else None
+    helper = res.functions(target.file.text(function), target.file) if function is not None else None
+    if helper is not None and (returned := returned_object(helper.node)) is not None and returned.type == "array":
+        return listed_instances(modules, res, helper.at(returned), depth + 1)  # createTools(deps) returning them
     if node.type in ("array", "ternary_expression"):
         parts = node.named_children if node.type == "array" else [
             c for c in (node.child_by_field_name("consequence"), node.child_by_field_name("alternative")) if c]

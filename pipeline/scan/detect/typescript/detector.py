@@ -33,7 +33,6 @@ from dataclasses import replace
 from pipeline.scan.detect import markers
 from pipeline.scan.detect.deps import Dependencies
 from pipeline.scan.detect.model import NO_ANNOTATIONS, Exclusion, Tool
-from pipeline.scan.detect.paths import in_tests
 from pipeline.scan.detect.sdks import SDKS
 from pipeline.scan.detect.source import SourceFile
 from pipeline.scan.detect.typescript import forms
@@ -46,7 +45,8 @@ from pipeline.scan.detect.typescript.index import ProjectIndex
 from pipeline.scan.detect.typescript.openclaw import agent_tool, imports_openclaw_type, manifest_openclaw
 from pipeline.scan.detect.typescript.resolver import Resolver
 from pipeline.scan.detect.typescript.rows import declared_name, exclusion, given, has_identifier, through
-from pipeline.scan.detect.typescript.subclassed import inside, server_methods
+from pipeline.scan.detect.typescript.shaped import Shapes
+from pipeline.scan.detect.typescript.subclassed import method_call, server_methods
 from pipeline.scan.detect.typescript.values import Node, Ref, arguments, callee, unwrap
 from pipeline.scan.detect.typescript.wrappers import Wrapper, captures, element_keys
 
@@ -56,8 +56,6 @@ _DETECT_MARKERS = markers.TS_DETECT
 _FORMS = ("registerTool", "tool", "addTool", "addTools", "setRequestHandler", "createTool", "mcpTool",
           "registerAppTool", "defineTool")
 _CALL_MARKERS = markers.TS_CALLS
-
-
 _INDEX_MARKERS_WORDS = markers.words(_INDEX_MARKERS)
 _DETECT_MARKERS_WORDS = markers.words(_DETECT_MARKERS)
 _CALL_MARKERS_WORDS = markers.words(_CALL_MARKERS)
@@ -71,7 +69,7 @@ class TypeScriptDetector:
         self._project = ProjectIndex()
         self._emit = Emitter(dependencies).emit
         self._mastra: tuple[dict[str, str], dict[tuple[str, int], str]] | None = None
-        self._shapes: dict[tuple[str, str, frozenset[str]], list[Ref]] = {}
+        self._shaped = Shapes(self._project, dependencies)
         self._records: list[tuple[Ref, str]] | None = None
         self._methods: dict[str, list[Ref]] | None = None
 
@@ -154,8 +152,13 @@ class TypeScriptDetector:
         elif member and name == "registerTool" and first in OBJECTISH and \
                 (imports.openclaw or (imports.openclaw_shaped and agent_tool(res, call))):
             yield from self._emit("openclaw", "register-tool", forms.object_tools(res, call, False))
-        elif (made := framework_form(res, call, name, member, imports)) is not None:
-            yield from self._emit(*made)  # fastmcp, tmcp, Azure Functions
+        elif (made := framework_form(res, call, name, member, imports)) is not None:  # fastmcp, tmcp, Azure
+            sdk, form, _ = made  # in a loop over a list (tools.forEach((t) => server.addTool(t))): each element
+
+            def reread(bound: Resolver, at: Ref) -> forms.Found:
+                return (framework_form(bound, at, name, member, imports) or made)[2]
+            found, form = self._expanded(res, call, reread, form)
+            yield from self._emit(sdk, form, found)
         elif member and name == "tool" and mcp:
             if not self._project.wrapping.given_tool(call):
                 yield from self._loop_or(res, call, "tool", forms.legacy_tool)
@@ -167,8 +170,10 @@ class TypeScriptDetector:
             yield from self._create_tool(res, call)
         elif not member and name == "registerAppTool" and imports.mcp_apps and len(args) >= 3:
             yield from self._loop_or(res, call, "register-app-tool", forms.register_app_tool)
-        elif member and name in (methods := self._server_methods()) and not inside(call, methods[name]):
-            yield from self._emit("ts-mcp", "tool", forms.legacy_tool(res, call), via=f"wrapper:{name}")
+        elif member and method_call(call, name, self._server_methods()):
+            found = forms.object_tools(res, call, False) if len(args) == 1 and first in OBJECTISH else \
+                forms.legacy_tool(res, call)  # method({name, description, cb}) or the SDK's overloads
+            yield from self._emit("ts-mcp", "tool", found, via=f"wrapper:{name}")
         elif (wrapper := self._project.visible(name, call.file, member)) is not None:
             yield from self._wrapped(res, call, wrapper)
 
@@ -194,6 +199,9 @@ class TypeScriptDetector:
         found = read(res, call)
         unnamed = not found or found[0][1].name is None  # a loop variable names no tool, or stands for no object
         expanded, guessed = loops.expand_loop(res, call, read, self._shaped, keys) if unnamed else ([], False)
+        if unnamed and not any(info.name for _, info in expanded) and (loop := loops.loop_list(call)) is not None:
+            instances = listed_instances(self._project.wrapping.modules, res, loop[1])  # for (t of [new ATool()])
+            expanded, guessed = (instances, False) if instances else (expanded, guessed)
         if expanded:
             return expanded, f"{form}-shaped" if guessed else form
         return found, f"{form}-dynamic" if found and unnamed and made.run_time_list(res, call) else form
@@ -218,21 +226,6 @@ class TypeScriptDetector:
                 unnamed = ToolInfo(None, None, NO_ANNOTATIONS)
                 found, form = [(value, unnamed) for value in made[:1]], "list-tools-dynamic"
         yield from self._emit("ts-mcp", form, found)
-
-    def _shaped(self, call: Ref, name_key: str, keys: frozenset[str]) -> list[Ref]:
-        """The object literals a loop over a list it cannot follow registers: in the package that
-        declares the SDK, outside tests, with a string at ``name_key`` and another key the loop
-        reads (``{ name: "x", annotations: {...} }`` for ``server.tool(t.name, ..., t.annotations)``).
-        A loop in a test iterates the test's own data: nothing is guessed for it."""
-        from pipeline.scan.detect.typescript.shaped import shaped_objects
-        if in_tests(call.file.path):
-            return []
-        found = self.dependencies.find(SDKS["ts-mcp"].packages, call.file.path)
-        folder = found.directory if found is not None else ""
-        key = (folder, name_key, keys)
-        if key not in self._shapes:
-            self._shapes[key] = shaped_objects(self._project, folder, call.file.path, name_key, keys)
-        return self._shapes[key]
 
     def _wrapped(self, res: Resolver, call: Ref, outer: Wrapper) -> Iterator[Tool]:
         """One row at the call of a wrapper; in a loop over a known list, one per element."""

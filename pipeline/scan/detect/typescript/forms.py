@@ -189,13 +189,17 @@ def built_at_run_time(res: Resolver, value: Ref) -> bool:
     """Whether a ``tools`` value is made when the handler runs (``await api.list()``,
     ``Promise.all(items.map(...))``, ``registry.values().map(...)``, or a local holding one:
     ``const tools = await answer.json(); return { tools }``, ``const { tools } = await
-    upstream.listTools()``: a proxy's): a call or an ``await``, not a list;
+    upstream.listTools()``: a proxy's): a call or an ``await``, not a list, or a list that spreads one;
     or a field of the class that code assigns something other than a list literal to
     (``tools: this._tools`` with ``this._tools = initInfo.tools``)."""
     made = ("await_expression", "call_expression")
     if any(unwrap(ref.node).type in made for ref in (value, res.resolve(value)[0])):
         return True
     node = unwrap(value.node)
+    if node.type == "array":  # [...registry.values().map(p => ({ name: `${p.name}_search` })), ...]
+        spreads = [value.at(e.named_children[0]) for e in node.named_children
+                   if e.type == "spread_element" and e.named_children]
+        return any(built_at_run_time(res, spread) for spread in spreads)
     if node.type in ("identifier", "shorthand_property_identifier"):  # const { tools } = await upstream.listTools()
         name = re.escape(value.file.text(node).encode())
         destructured = rb"\b(?:const|let|var)\s*\{[^{}]*\b%s\b[^{}]*\}\s*=\s*(?:await\b|[\w$.]+\s*\()" % name

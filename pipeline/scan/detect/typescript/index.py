@@ -193,7 +193,8 @@ class ProjectIndex:
         claw = file.has_any(("openclaw",))  # the scan's answer: a file without the word is not searched
         if claw and reexports_openclaw(file.data):
             self.openclaw_modules.add(module_key(file.path))
-        if file.has_any(("modelcontextprotocol",)) and markers.reexports_mcp_server(file.data):
+        if file.has_any(("modelcontextprotocol",)) and (markers.reexports_mcp_server(file.data) or
+                                                          markers.exports_mcp_server(file.data)):
             self.mcp_modules.add(module_key(file.path))
         if claw and (types := openclaw_types(file.data)):
             self.openclaw_types[module_key(file.path)] = types

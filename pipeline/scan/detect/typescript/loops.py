@@ -2,7 +2,8 @@
 
 - a loop over a known tool list (``for (const t of TOOLS) server.registerTool(t.name, ...)``,
   ``TOOLS.forEach((t) => server.tool(t.name, ...))``, ``TOOLS.forEach(({ name }) => ...)``):
-  one definition per element of the list (an object, or a call of a factory returning one);
+  one definition per element of the list (an object, or a call of a factory returning one); a loop
+  over an object's keys that reads each member (``const tool = TOOLS[key]``) is one over its members;
   a list it cannot follow is read from the objects of that shape (``shaped``).
 """
 
@@ -16,10 +17,11 @@ from pipeline.scan.detect.syntax import descendants, named
 from pipeline.scan.detect.typescript.annotations import ToolInfo, helper_object, tool_info
 from pipeline.scan.detect.typescript.forms import Found, Reader
 from pipeline.scan.detect.typescript.functions import binds, declared_before, member_keys, params
+from pipeline.scan.detect.typescript.keyed import bound, by_key, destructured_before, each_entry, entries_of, is_entries
 from pipeline.scan.detect.typescript.lists import tool_objects
 from pipeline.scan.detect.typescript.resolver import Resolver, bind
 from pipeline.scan.detect.typescript.templates import each_templated, template_names
-from pipeline.scan.detect.typescript.values import Env, Node, Ref, arguments, unwrap
+from pipeline.scan.detect.typescript.values import Node, Ref, arguments, unwrap
 
 if TYPE_CHECKING:
     pass
@@ -71,14 +73,16 @@ def _name_sources(arg: Ref) -> set[str]:
 def _derived_from(call: Ref, name: str) -> set[str]:
     """The names a ``const name = ...`` of the blocks around ``call`` (before it) is made from:
     ``const toolName = `cli-${commandName}`;`` makes ``toolName`` depend on the loop's ``commandName``."""
-    value = declared_before(call, name)
+    value = declared_before(call, name) or destructured_before(call, name)
     return {call.file.text(n) for n in descendants(value.node, ("identifier",))} if value is not None else set()
+
+
 
 
 def _binds(call: Ref, pattern: Node, variable: str, listed: Node) -> bool:
     """Whether a loop's ``pattern`` binds ``variable``: ``t`` or ``{ name, ... }``; an array pattern
     only over ``Object.entries(...)`` (``[name, tool]``: the other arrays' elements are no tools)."""
-    if pattern.type == "array_pattern" and not _is_entries(call.at(listed)):
+    if pattern.type == "array_pattern" and not is_entries(call.at(listed)):
         return False
     return binds(call.file, pattern, variable)
 
@@ -95,29 +99,8 @@ def _iterated(call: Ref, node: Node, variable: str) -> tuple[Ref, Ref] | None:
     return (call.at(first[0]), call.at(base)) if _binds(call, first[0], variable, base) else None
 
 
-def _is_entries(listed: Ref) -> bool:
-    """Whether ``listed`` is ``Object.entries(...)``."""
-    node = unwrap(listed.node)
-    function = node.child_by_field_name("function") if node.type == "call_expression" else None
-    return function is not None and listed.file.text(function) == "Object.entries"
 
 
-def _entries(res: Resolver, listed: Ref) -> list[tuple[Ref, Ref]]:
-    """(key, value) of each member of the object ``Object.entries(X)`` iterates (X followed one level)."""
-    args = arguments(unwrap(listed.node))
-    target, _ = res.resolve(listed.at(args[0])) if args else (listed, None)
-    if target.node.type == "call_expression" and (called := helper_object(res, target)) is not None:
-        target = called[1]  # a helper that returns the object: registryCommands(dir)
-    if target.node.type != "object":
-        return []
-    pairs: list[tuple[Ref, Ref]] = []
-    for child in named(target.node):
-        key, value = child.child_by_field_name("key"), child.child_by_field_name("value")
-        if child.type == "pair" and key is not None and value is not None and key.type != "computed_property_name":
-            pairs.append((target.at(key), target.at(value)))
-        elif child.type == "shorthand_property_identifier":
-            pairs.append((target.at(child), target.at(child)))
-    return pairs
 
 
 #: finds the object literals shaped as a loop's elements: (the registration call, the key that
@@ -135,11 +118,11 @@ def expand_loop(res: Resolver, call: Ref, read: Reader, shaped: Shaped | None = 
     loop = loop_list(call)
     if loop is None:
         return [], False
-    pattern, listed = loop
+    pattern, listed = by_key(call, *loop) or loop
     if templated := each_templated(res, call, read, pattern, listed):  # `create_${entity}` over ["project", ...]
         return templated, False
     if pattern.node.type == "array_pattern":  # for (const [name, tool] of Object.entries(TOOLS))
-        return _each_entry(res, call, read, pattern, _entries(res, listed)), False
+        return each_entry(res, call, read, pattern, entries_of(res, listed)), False
     made = _made(res, listed)
     found = _each_made(call, read, pattern, made) if made else _each(
         res, call, read, pattern, tool_objects(res, listed), guessed=False)
@@ -153,7 +136,7 @@ def _each(res: Resolver, call: Ref, read: Reader, pattern: Ref, elements: list[R
     """What ``read`` finds at ``call`` with the loop variable bound to each element in turn."""
     found: Found = []
     for element in elements:
-        infos = [info for _, info in read(res.bound(_bound(res, pattern, element)), call)]
+        infos = [info for _, info in read(res.bound(bound(res, pattern, element)), call)]
         found.extend((element, _own_annotations(res, element, info) if guessed else info) for info in infos)
     return found
 
@@ -181,23 +164,12 @@ def _each_made(call: Ref, read: Reader, pattern: Ref, made: list[tuple[Ref, Reso
     with that factory's parameters bound; placed at the factory's call."""
     found: Found = []
     for at, scoped, obj in made:
-        found.extend((at, info) for _, info in read(scoped.bound(_bound(scoped, pattern, obj)), call))
+        found.extend((at, info) for _, info in read(scoped.bound(bound(scoped, pattern, obj)), call))
     return found
 
 
-def _each_entry(res: Resolver, call: Ref, read: Reader, pattern: Ref, pairs: list[tuple[Ref, Ref]]) -> Found:
-    """What ``read`` finds at ``call`` with ``[key, value]`` bound to each member of an object (the
-    value destructured when the pattern does); at the value's object literal, else at the key."""
-    parts = pattern.node.named_children
-    found: Found = []
-    for key, value in pairs:
-        target, _ = res.resolve(value)
-        env: Env = {pattern.file.text(parts[0]): key} if parts and parts[0].type == "identifier" else {}
-        if len(parts) > 1:
-            env.update(_bound(res, pattern.at(parts[1]), target))
-        where = target if target.node.type == "object" else key
-        found.extend((where, info) for _, info in read(res.bound(env), call))
-    return found
+
+
 
 
 def _own_annotations(res: Resolver, element: Ref, info: ToolInfo) -> ToolInfo:
@@ -226,15 +198,3 @@ def read_keys(call: Ref, pattern: Ref) -> tuple[str, frozenset[str]] | None:
     if first.type != "member_expression" or call.file.text(first.child_by_field_name("object")) != variable:
         return None
     return call.file.text(first.child_by_field_name("property")), keys
-
-
-def _bound(res: Resolver, pattern: Ref, element: Ref) -> Env:
-    """The loop variables ``pattern`` binds to one element: itself, or its destructured keys."""
-    if pattern.node.type != "object_pattern":
-        return {pattern.text(): element}
-    env: Env = {}
-    for part in pattern.node.named_children:
-        if part.type == "shorthand_property_identifier_pattern" and \
-                (value := res.get(element, key := pattern.file.text(part))) is not None:
-            env[key] = value
-    return env

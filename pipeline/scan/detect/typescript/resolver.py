@@ -90,7 +90,8 @@ class Resolver:
         if value is None:
             return ref, None
         target = value.at(unwrap(value.node))
-        if target.node.type in ("identifier", "shorthand_property_identifier"):  # { name } -> const name = "x"
+        named = target.node.type in ("identifier", "shorthand_property_identifier")  # { name } -> const name = "x"
+        if named or (target.node.type == "member_expression" and target.node != ref.node):  # { name: Tool.ECHO }
             target = self.resolve(target)[0]
         return target, f"{name}.{ref.file.text(prop)}" if name else None
 

@@ -111,14 +111,34 @@ _FUNCTIONS = frozenset(("function_declaration", "function_expression", "arrow_fu
 
 def given(call: Ref) -> bool:
     """Whether the receiver of the member call ``call`` (``server`` of ``server.tool(...)``) is a
-    parameter of a function around it: the server the function is given."""
+    parameter of a function around it, or a name it destructures from one (``function
+    register({ mcp }: Context)``): the server the function is given."""
     function = call.node.child_by_field_name("function")
     receiver = function.child_by_field_name("object") if function is not None else None
     if receiver is None or receiver.type != "identifier" or receiver.text is None:
         return False
     name, node = receiver.text, call.node.parent
     while node is not None:
-        if node.type in _FUNCTIONS and any(p.type == "identifier" and p.text == name for p in params(node, call.file)):
+        if node.type in _FUNCTIONS and any(name in _bound(p) for p in params(node, call.file)):
             return True
         node = node.parent
     return False
+
+
+def _bound(pattern: Node) -> set[bytes]:
+    """The names a parameter pattern binds: an identifier, or those an object pattern destructures
+    (``{ mcp }``, ``{ server: mcp }``, ``{ mcp = fallback }``), one level deep."""
+    if pattern.type == "identifier":
+        return {pattern.text or b""}
+    if pattern.type != "object_pattern":
+        return set()
+    names = set()
+    for part in pattern.named_children:
+        if part.type == "shorthand_property_identifier_pattern":
+            names.add(part.text or b"")
+        elif part.type == "pair_pattern" and (value := part.child_by_field_name("value")) is not None and \
+                value.type == "identifier":
+            names.add(value.text or b"")
+        elif part.type == "object_assignment_pattern" and (left := part.child_by_field_name("left")) is not None:
+            names.add(left.text or b"")
+    return names

@@ -7,12 +7,15 @@ method outside the class is one tool, read as the SDK's ``server.tool(...)`` ove
       addToolWithReadAccess(name: string, ...rest: any[]) { ... super.tool(...) / registerTool.call(this, ...) }
     }
     server.addToolWithReadAccess("labels-list", "List all labels.", { ... }, async () => ...);
+    server.registerTool(ListApps);   // registerTool({ name, description, cb }: ToolArgs) { this.tool(name, ...) }
 
 A method counts when its name says ``tool`` and its body calls the SDK's ``tool`` or
 ``registerTool`` (directly, through ``super``, or with ``.call``/``.apply``), or another method of
 the class that does (``this.addWithMode(...)``); calls inside the class itself (one method handing
 its arguments to another) are the methods' own plumbing, not tools.
-The row is ``typescript.ts-mcp.tool`` ``via="wrapper:<method>"``.
+A call with one argument, an object or a constant holding one, is a method that takes the tool as
+an object (``registerTool({ name, description, cb })``): the name is the object's ``name``. The row
+is ``typescript.ts-mcp.tool`` ``via="wrapper:<method>"``.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from typing import TYPE_CHECKING
 
 from pipeline.scan.detect.source import SourceFile
 from pipeline.scan.detect.syntax import named
+from pipeline.scan.detect.typescript.imports import seen_from
 from pipeline.scan.detect.typescript.values import Node, Ref
 
 if TYPE_CHECKING:
@@ -64,6 +68,25 @@ def _adding(file: SourceFile, cls: Node) -> list[str]:
     while more := {name for name, called in calls.items() if name not in registering and called & registering}:
         registering |= more
     return sorted(name for name in registering if "tool" in name.lower())
+
+
+#: the SDK's own method names: a subclass's method of such a name is read only where the subclass is seen
+_SDK_METHODS = frozenset(("registerTool", "tool"))
+
+
+def method_call(call: Ref, name: str, methods: dict[str, list[Ref]]) -> bool:
+    """Whether ``call`` (of the method ``name``) adds a tool through a subclass's method: outside the
+    classes themselves, and for a method named as the SDK's, where a subclass is seen."""
+    classes = methods.get(name)
+    return classes is not None and not inside(call, classes) and (name not in _SDK_METHODS or seen(call, classes))
+
+
+def seen(call: Ref, classes: list[Ref]) -> bool:
+    """Whether the file of ``call`` sees one of ``classes``: defines it, or imports the module that does
+    (a method named as the SDK's or a wrapper's, ``registerTool``, is the subclass's only there)."""
+    homes = [c.file.path for c in classes]
+    name = next((c.file.text(n) for c in classes if (n := c.node.child_by_field_name("name")) is not None), "")
+    return seen_from(call.file.path, call.file.data, name, homes, member=True) is not None
 
 
 def inside(call: Ref, classes: list[Ref]) -> bool:
