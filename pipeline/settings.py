@@ -18,6 +18,8 @@ from pipeline.errors import SettingsError
 DEFAULT_API_URL = "https://api.github.com"
 DEFAULT_GRAPHQL_URL = "https://api.github.com/graphql"
 DEFAULT_SERVER_URL = "https://github.com"
+#: where histories are cloned from (``pipeline.fetch.histories``)
+DEFAULT_GIT_URL = "https://github.com"
 DEFAULT_DB = Path("data/census.duckdb")
 DEFAULT_CACHE = Path("data/archives")
 #: repositories fetched and scanned at once by `census run` (downloads overlap; scans use the cores)
@@ -34,6 +36,7 @@ ENV = {
     "api_url": "GITHUB_API_URL",
     "graphql_url": "GITHUB_GRAPHQL_URL",
     "server_url": "GITHUB_SERVER_URL",
+    "git_url": "CENSUS_GIT_URL",
     "db_path": "CENSUS_DB",
     "cache_dir": "CENSUS_CACHE",
     "token": "GITHUB_TOKEN",
@@ -87,6 +90,9 @@ class Settings:
     """GitHub web root whose public archive URLs serve pinned commits (``--server-url``,
     ``GITHUB_SERVER_URL``); ``None``: github.com for github.com's API, else derived from a GitHub
     Enterprise ``api_url`` (see :attr:`archive_server`)."""
+    git_url: str = DEFAULT_GIT_URL
+    """the git host a repository's history is cloned from when no local clone holds it
+    (``--git-url``, ``CENSUS_GIT_URL``): ``{git_url}/{owner}/{name}.git`` (``pipeline.fetch.histories``)."""
     token: str | None = field(default=None, repr=False)
     """GitHub token, from ``GITHUB_TOKEN`` only; never printed (``repr=False``)."""
     attempts: int = 5

@@ -104,7 +104,8 @@ def timeline_census(root: Path, name: str = "timeline", db: Path | None = None) 
     mirrors = root / "mirrors"
     manifest = write_manifest(root / f"{name}.toml", name, histories(mirrors))
     db = db or root / "timeline.duckdb"
-    timeline = Timeline(load(manifest), Settings(db_path=db, mirrors_dir=mirrors), Window("month", SINCE, UNTIL))
+    timeline = Timeline(load(manifest), Settings(db_path=db, mirrors_dir=mirrors, offline=True),
+                        Window("month", SINCE, UNTIL))  # offline: the repository with no mirror fetches nothing
     try:
         with Store(db) as store:
             outcomes = list(timeline.run(store))

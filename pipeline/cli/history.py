@@ -16,14 +16,15 @@ from pipeline.cli.args import env_option, existing_dir, existing_file
 from pipeline.cli.commands import EXIT_FAILED, UsageError, fail
 from pipeline.errors import CensusError
 from pipeline.scan import history
-from pipeline.settings import DEFAULT_DB, ENV, Settings
+from pipeline.settings import DEFAULT_CACHE, DEFAULT_DB, DEFAULT_GIT_URL, ENV, Settings
 
 
 def arguments(parser: argparse.ArgumentParser) -> None:
     """``history``: the repository, its local clone, the range, the terms and the figures."""
     parser.add_argument("repo", nargs="?", metavar="OWNER/NAME", help="the repository the clone is of (the rows' name)")
     parser.add_argument("--source", type=existing_dir, metavar="GITDIR",
-                        help="with OWNER/NAME: a local git repository (a clone, bare or not: git clone --bare URL)")
+                        help="with OWNER/NAME: a local git repository (a clone, bare or not: git clone --bare URL); "
+                             "without it, the history is cloned into the cache from --git-url")
     parser.add_argument("--manifest", type=existing_file, metavar="FILE",
                         help="instead of OWNER/NAME: check each entry's published figures over its history")
     parser.add_argument("--source-dir", type=existing_dir, metavar="DIR",
@@ -41,6 +42,12 @@ def arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
     env_option(parser, "--db", ENV["db_path"], default=DEFAULT_DB, type=Path, dest="db_path", metavar="PATH",
                help="DuckDB database file")
+    env_option(parser, "--git-url", ENV["git_url"], default=DEFAULT_GIT_URL, metavar="URL",
+               help="the git host OWNER/NAME is cloned from when no --source is given")
+    env_option(parser, "--cache", ENV["cache_dir"], default=DEFAULT_CACHE, type=Path, dest="cache_dir",
+               metavar="DIR", help="where a cloned history is kept (DIR/clones)")
+    parser.add_argument("--offline", action="store_true", default=None,
+                        help=f"clone nothing: give --source [env: {ENV['offline']}=1]")
 
 
 def run(args: argparse.Namespace) -> None:
@@ -51,7 +58,8 @@ def run(args: argparse.Namespace) -> None:
     from pipeline.run import history as history_published
     from pipeline.store import history as history_store
 
-    settings = Settings.from_env(db_path=args.db_path)
+    settings = Settings.from_env(db_path=args.db_path, git_url=args.git_url, cache_dir=args.cache_dir,
+                                 offline=args.offline)
     window = {"ref": args.ref, "all_refs": args.all_refs, "first_parent": args.first_parent,
               "since": args.since, "until": args.until}
     if args.manifest is not None:
@@ -60,8 +68,16 @@ def run(args: argparse.Namespace) -> None:
                              "--manifest")
         _published(args, settings, window)
         return
-    if not args.repo or args.source is None:
-        raise UsageError("give OWNER/NAME with --source GITDIR (or --manifest FILE with --source-dir DIR)", "--source")
+    if not args.repo:
+        raise UsageError("give OWNER/NAME (with --source GITDIR, or none to clone it), or --manifest FILE with "
+                         "--source-dir DIR", "--source")
+    if args.source is None:
+        from pipeline.fetch.histories import fetch_history
+
+        try:
+            args.source = fetch_history(args.repo, None, settings, whole=True)
+        except CensusError as exc:
+            fail(settings, f"history: {exc}", EXIT_FAILED)
     try:
         terms = term_sets.resolve(args.terms_spec if args.terms_spec in term_sets.TERM_SETS
                                   else args.terms_spec.split(","))

@@ -50,11 +50,35 @@ from pipeline.settings import Settings
 DESCRIPTION = ("Reproducible counts of MCP tool annotations in public repositories. "
                "The token, if any, is read from GITHUB_TOKEN only.")
 #: the manifest stages, each with its help
-STAGES = {
-    "run": "Pin unpinned entries, fetch and scan every repository not yet scanned, print the totals.",
-    "pin": "Resolve each entry's ref (or default branch) to a commit and write it into MANIFEST.",
-    "fetch": "Download and verify every pinned archive into the cache.",
-    "scan": "Count the manifest's terms in every fetched tree and store them; print the totals.",
+#: what each command does for its user, one sentence: its line in ``census --help`` and the opening of its own
+SUMMARIES = {
+    "run": "Pin the manifest's unpinned entries, fetch and scan every repository not scanned yet, and print "
+           "the tools found and the published figures against the measured ones.",
+    "pin": "Resolve each unpinned entry's ref (or default branch) to a commit and write it into the manifest.",
+    "fetch": "Download every pinned repository's archive into the cache and verify it.",
+    "scan": "Count the terms and find the MCP tools in every fetched tree, store them, and print the totals.",
+    "count": "Count the terms (and with --detect, the tools) in local archives, folders or files, storing "
+             "nothing.",
+    "check": "Check a server's working tree: each MCP tool's declared hints against what its handler does, "
+             "exiting 1 on a contradiction (a CI gate).",
+    "discover": "Write a manifest of the repositories behind an MCP registry's servers, a saved dump of one, "
+                "a list, or the packages that answered a probe.",
+    "audit": "Compare a hand audit's truth files with the stored tools and print precision and recall by "
+             "tool name, per repository and overall.",
+    "history": "Count the terms at every commit of a repository's history and print how a published figure "
+               "changed over time.",
+    "timeline": "Scan every repository of a manifest at the end of each month (or quarter, or year) and "
+                "print when servers began to declare hints.",
+    "export": "Write every table and view of the database as Parquet or CSV files, one each, rows sorted.",
+    "report": "Write a manifest's report: README.md with tables, PNG charts and caveats, and the data "
+              "behind them.",
+    "probe": "Start an MCP server (or reach one by URL), ask it for its tools, and store the answer as its "
+             "capture.",
+    "probe-registry": "Install every npm and PyPI server of a registry, start each in a sandbox, ask it for "
+                      "its tools, and store the answers.",
+    "ingest-tools-list": "Store a tools/list answer saved elsewhere as a server's capture.",
+    "ingest-catalog": "Store the tool names a package catalog recorded for its servers as captures, each "
+                      "paired with its repository.",
 }
 Handler = Callable[[argparse.Namespace], None]
 __all__ = ["EXIT_FAILED", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_USAGE", "build_parser", "command_parsers", "main"]
@@ -103,8 +127,7 @@ def build_parser(prog: str = "census", only: str | None = None
     subparsers = parser.add_subparsers(title="commands", dest="command", required=True, metavar="COMMAND")
     for name, (handler, add_arguments) in COMMANDS.items():
         if only in (None, name):
-            doc = STAGES.get(name) or handler.__doc__ or ""
-            sub = subparsers.add_parser(name, help=doc.splitlines()[0], description=doc,
+            sub = subparsers.add_parser(name, help=SUMMARIES[name], description=SUMMARIES[name],
                                         formatter_class=help_formatter)
             sub.set_defaults(handler=handler)
             add_arguments(sub)

@@ -1,5 +1,5 @@
 """``census timeline``: every repository of a manifest at the end of every month (or quarter, or year),
-scanned as ``census run`` scans a pinned commit, from local clones only.
+scanned as ``census run`` scans a pinned commit, from local clones or histories it fetches.
 
 Walks and scans (``pipeline.run.timeline``), stores the ``timeline_*`` tables (a rerun scans only what
 is missing), then prints what it covered and the adoption per period (``stats.timeline_adoption``).
@@ -13,7 +13,7 @@ from typing import Any
 
 from pipeline.cli.args import env_option, existing_dir, positive_int
 from pipeline.cli.commands import EXIT_FAILED, UsageError, exit_codes, fail
-from pipeline.settings import DEFAULT_DB, DEFAULT_JOBS, ENV, Settings
+from pipeline.settings import DEFAULT_CACHE, DEFAULT_DB, DEFAULT_GIT_URL, DEFAULT_JOBS, ENV, Settings
 
 #: the first period when none is given: the month MCP was published (November 2024)
 DEFAULT_SINCE = "2024-11"
@@ -43,8 +43,15 @@ def arguments(parser: argparse.ArgumentParser) -> None:
     env_option(parser, "--mirrors", ENV["mirrors_dir"], default=None, type=existing_dir, dest="mirrors_dir",
                metavar="DIR", help="a folder of local git mirrors (DIR/OWNER/NAME.git or DIR/OWNER/NAME); an entry's "
                                    "own source folder is read first")
+    env_option(parser, "--git-url", ENV["git_url"], default=DEFAULT_GIT_URL, metavar="URL",
+               help="the git host a history no local clone holds is fetched from (commits only)")
+    env_option(parser, "--cache", ENV["cache_dir"], default=DEFAULT_CACHE, type=Path, dest="cache_dir",
+               metavar="DIR", help="the cache of fetched histories (DIR/histories) and archives")
+    parser.add_argument("--offline", action="store_true", default=None,
+                        help="fetch nothing: a repository with no local clone is a no-mirror row "
+                             f"[env: {ENV['offline']}=1]")
     env_option(parser, "--jobs", "CENSUS_JOBS", default=DEFAULT_JOBS, type=positive_int, metavar="N",
-               help="trees scanned at once (worker processes)")
+               help="trees scanned (worker processes) and histories fetched at once")
     env_option(parser, "--db", ENV["db_path"], default=DEFAULT_DB, type=Path, dest="db_path", metavar="PATH",
                help="DuckDB database file")
     parser.add_argument("--strict", action="store_true",
@@ -55,7 +62,8 @@ def run(args: argparse.Namespace) -> None:
     """Walk, scan, store and print; errors become exit codes here."""
     from pipeline.run.periods import periods
 
-    settings = Settings.from_env(db_path=args.db_path, mirrors_dir=args.mirrors_dir)
+    settings = Settings.from_env(db_path=args.db_path, mirrors_dir=args.mirrors_dir, git_url=args.git_url,
+                                 cache_dir=args.cache_dir, offline=args.offline)
     try:
         periods(args.every, args.since, args.until)
     except ValueError as exc:
@@ -79,6 +87,7 @@ def _timeline(args: argparse.Namespace, settings: Settings) -> list[Any]:
     manifest = manifests.load(args.manifest)
     observer = ConsoleObserver(settings)
     timeline = Timeline(manifest, settings, Window(args.every, args.since, args.until), observer)
+    timeline.history_jobs = args.jobs
     executor = LocalExecutor(args.jobs)
     try:
         with Store(settings.db_path) as store:

@@ -11,8 +11,9 @@ limits, detector and role rules as ``census run``), in worker processes with ``j
 whose tree is an earlier period's (it did not change) reuses that scan (``reused``), and a tree a
 previous run stored is not scanned again. This process is the database's only writer: each scan is
 one transaction, each repository's periods one more once its scans are in, so a timeline killed at
-any point (even ``kill -9``) resumes where it stopped. Nothing is fetched from the network: a
-repository with no local clone is recorded as ``no-mirror``.
+any point (even ``kill -9``) resumes where it stopped. A repository with no local clone has its
+history fetched into the cache first (``pipeline.fetch.histories``: commits and trees), then the
+files of the trees to scan, which are read from that clone; offline, it is a ``no-mirror`` row.
 """
 
 from __future__ import annotations
@@ -20,14 +21,17 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from functools import partial
+from pathlib import Path
 
 from pipeline.errors import SourceError
 from pipeline.fetch.first_parent import LineCommit, at_or_before, first_parent_line
 from pipeline.fetch.github import GitHubClient
+from pipeline.fetch.histories import fetch_files
 from pipeline.fetch.mirrors import locate
 from pipeline.manifest.entries import RepoEntry
 from pipeline.manifest.manifests import Manifest
 from pipeline.progress import SILENT, Observer
+from pipeline.run.histories import fetch_all
 from pipeline.run.periods import Period, periods
 from pipeline.run.runner import Executor, LocalExecutor, Task, TaskResult, fetch_and_scan, reason, task_for
 from pipeline.scan import SCANNER_VERSION
@@ -86,20 +90,24 @@ class _Plan:
 
 
 class Timeline:
-    """One manifest's timeline over one window, read from local clones only."""
+    """One manifest's timeline over one window, read from local clones or fetched histories."""
 
     def __init__(self, manifest: Manifest, settings: Settings, window: Window, observer: Observer = SILENT) -> None:
         settings.check()
         self.manifest, self.window, self.observer = manifest, window, observer
-        self.settings = replace(settings, offline=True)  # a timeline never sends a request
+        self.settings = settings
         self.client = GitHubClient(self.settings, observer)
         self.periods: tuple[Period, ...] = ()
+        self.history_jobs = 4
+        """histories fetched at once (``census timeline --jobs``)."""
+        self._fetched: dict[str, Path | str] = {}
 
     def run(self, store: Store, executor: Executor | None = None) -> Iterator[RepoOutcome]:
         """Walk every repository, scan each new tree (``executor``: here, one at a time, by default)
         and store the periods; one outcome per repository, as each is finished."""
         runner, con = executor or LocalExecutor(1), store.connection
         timeline_store.install(con)
+        self._fetch_histories()
         self.observer.stage("timeline", len(self.manifest.repos))
         walked: list[tuple[RepoEntry, RepoRow, tuple[LineCommit, ...]]] = []
         for entry in self.manifest.repos:
@@ -116,6 +124,7 @@ class Timeline:
         tasks: list[Task] = []
         for entry, row, line in walked:
             plan, todo = self._plan(store, entry, row, line)
+            todo = self._files(plan, todo)
             if not todo:
                 yield self._finish(store, plan)
                 continue
@@ -139,11 +148,12 @@ class Timeline:
         base = RepoRow(entry.repo, entry.index, "no-mirror")
         if entry.source is not None and not entry.source.is_dir():
             return replace(base, status="skipped", reason="its source is an archive: no history to walk"), ()
-        clone = entry.source if entry.source is not None else (
-            locate(self.settings.mirrors_dir, entry.repo) if self.settings.mirrors_dir is not None else None)
+        clone = self._local(entry) or self._fetched.get(entry.repo)
+        if isinstance(clone, str):  # its history could not be fetched: the reason
+            return replace(base, status="skipped", tip=entry.commit, reason=clone), ()
         if clone is None:
             where = f"no mirror in {self.settings.mirrors_dir}" if self.settings.mirrors_dir else "no local clone"
-            return replace(base, reason=where), ()
+            return replace(base, reason=where + " (--offline: no history fetched)"), ()
         tip = entry.commit or "HEAD"
         try:
             line = first_parent_line(clone, tip)
@@ -153,6 +163,33 @@ class Timeline:
             return replace(base, status="skipped", tip=entry.commit, reason=f"no commit at {tip}"), ()
         return replace(base, status="walked", tip=line[0].commit, born_at_utc=line[-1].committed_at_utc,
                        line_commits=len(line)), line
+
+    def _local(self, entry: RepoEntry) -> Path | None:
+        """The entry's own clone: its ``source`` folder, else its mirror under ``--mirrors``."""
+        if entry.source is not None:
+            return entry.source
+        return locate(self.settings.mirrors_dir, entry.repo) if self.settings.mirrors_dir is not None else None
+
+    def _fetch_histories(self) -> None:
+        """The history of every entry no local clone holds, fetched (``histories.fetch_all``)."""
+        wanted = [e for e in self.manifest.repos if e.source is None and self._local(e) is None]
+        if not self.settings.offline and wanted:
+            self._fetched = fetch_all(wanted, self.settings, self.observer, self.history_jobs)
+
+    def _files(self, plan: _Plan, todo: list[Task]) -> list[Task]:
+        """For a fetched history, the files of the trees to scan (``fetch_files``), and the tasks set to
+        read them from the clone; a failure is each tree's reason, and no task is left."""
+        clone = self._fetched.get(plan.entry.repo)
+        if not isinstance(clone, Path) or not todo:
+            return todo
+        try:
+            fetch_files(clone, plan.entry.repo, [t.commit for t in todo], self.settings)
+        except SourceError as exc:
+            trees = {c.commit: c.tree for _, c, _ in plan.picks}
+            plan.failed.update({trees[t.commit]: f"fetch: {reason(exc, self.settings)}" for t in todo})
+            plan.waiting = 0
+            return []
+        return [replace(t, entry=replace(t.entry, source=clone)) for t in todo]
 
     def _plan(self, store: Store, entry: RepoEntry,
               row: RepoRow, line: tuple[LineCommit, ...]) -> tuple[_Plan, list[Task]]:
@@ -209,3 +246,4 @@ class Timeline:
             else outcome.reason or ""
         self.observer.advance(plan.entry.repo, outcome.status, detail, plan.size_bytes)
         return outcome
+

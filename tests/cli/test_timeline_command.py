@@ -21,7 +21,7 @@ def _world(tmp_path: Path, pin: str | None = None) -> list[str]:
     (tmp_path / "m.toml").write_text(f'[census]\nname = "one"\n\n[[repos]]\nrepo = "acme/one"\n{pinned}\n'
                                      '[[repos]]\nrepo = "acme/none"\n', encoding="utf-8")
     return ["timeline", str(tmp_path / "m.toml"), "--mirrors", str(tmp_path / "mirrors"), "--since", "2024-12",
-            "--until", "2025-02", "--jobs", "1", "--db", str(tmp_path / "t.duckdb")]
+            "--until", "2025-02", "--jobs", "1", "--db", str(tmp_path / "t.duckdb"), "--offline"]
 
 
 def test_it_prints_what_it_covered_and_the_adoption_per_period(tmp_path: Path,

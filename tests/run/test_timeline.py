@@ -155,7 +155,7 @@ def _tables(db: Path) -> dict[str, list[tuple[Any, ...]]]:
 def test_a_rerun_scans_nothing_and_changes_nothing(world: TimelineWorld, tmp_path: Path) -> None:
     db = tmp_path / "again.duckdb"
     shutil.copy2(world.db, db)
-    timeline = Timeline(load(world.manifest), Settings(db_path=db, mirrors_dir=world.mirrors),
+    timeline = Timeline(load(world.manifest), Settings(db_path=db, mirrors_dir=world.mirrors, offline=True),
                         Window("month", SINCE, UNTIL))
     with Store(db) as store:
         outcomes = list(timeline.run(store))
@@ -169,7 +169,7 @@ def test_a_rerun_scans_nothing_and_changes_nothing(world: TimelineWorld, tmp_pat
 def test_kill_9_then_rerun_gives_the_same_tables(world: TimelineWorld, tmp_path: Path) -> None:
     db = tmp_path / "killed.duckdb"
     command = [sys.executable, "-m", "pipeline", "timeline", str(world.manifest), "--mirrors", str(world.mirrors),
-               "--since", SINCE, "--until", UNTIL, "--jobs", "2", "--db", str(db)]
+               "--since", SINCE, "--until", UNTIL, "--jobs", "2", "--db", str(db), "--offline"]
     child = subprocess.Popen(command, env=census_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                              start_new_session=True)
     assert child.stderr is not None
