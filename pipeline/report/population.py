@@ -55,7 +55,16 @@ def collect(con: duckdb.DuckDBPyConnection, manifest: str, audit_dir: Path | Non
         stats.effective_summary(con, manifest), population.commit_years(con, manifest),
         population.caveats_by_kind(con, manifest),
         found.with_columns(_without_paths("evidence")), totals, **_runtime(con, manifest),
-        **timeline_frames(con, manifest), **_effects(con, manifest))
+        **timeline_frames(con, manifest), **_effects(con, manifest), scanner_versions=scanner_versions(con, manifest))
+
+
+def scanner_versions(con: duckdb.DuckDBPyConnection, manifest: str) -> tuple[str, ...]:
+    """The scanner versions the manifest's pinned commits were read by, numerically ordered."""
+    found = con.execute("""
+        SELECT DISTINCT s.scanner_version FROM manifest_entries e
+        JOIN snapshots s ON s.repo = e.repo AND s.commit = e.commit
+        WHERE e.manifest = ? AND s.status = 'scanned' AND s.scanner_version IS NOT NULL""", [manifest]).fetchall()
+    return tuple(sorted((str(v) for (v,) in found), key=lambda v: (len(v), v)))
 
 
 def _effects(con: duckdb.DuckDBPyConnection, manifest: str) -> dict[str, pl.DataFrame]:
@@ -151,7 +160,8 @@ def export(data: PopulationData, folder: Path) -> list[Path]:
         getattr(data, name).write_parquet(target / f"{name}.parquet")
         written.append(target / f"{name}.parquet")
     meta = target / "report.json"
-    meta.write_text(json.dumps({"manifest": data.manifest, "layout": LAYOUT, "tables": tables}, indent=2)
+    said = {"scanner_versions": list(data.scanner_versions)} if data.scanner_versions else {}
+    meta.write_text(json.dumps({"manifest": data.manifest, "layout": LAYOUT, **said, "tables": tables}, indent=2)
                     + "\n", encoding="utf-8")
     return [*written, meta]
 
@@ -160,7 +170,8 @@ def load(folder: Path) -> PopulationData:
     """The frames ``export`` wrote into ``folder``."""
     meta = json.loads((folder / DATA_DIR / "report.json").read_text(encoding="utf-8"))
     return PopulationData(meta["manifest"], **{name: pl.read_parquet(folder / DATA_DIR / f"{name}.parquet")
-                                               for name in meta["tables"] if name in TABLES})
+                                               for name in meta["tables"] if name in TABLES},
+                          scanner_versions=tuple(meta.get("scanner_versions", ())))
 
 
 def write(data: PopulationData, folder: Path) -> list[Path]:

@@ -78,9 +78,12 @@ class PopulationData:
     """``stats.unlocated``: why handlers were not located."""
     effects_findings: pl.DataFrame = field(default_factory=pl.DataFrame)
     """``stats.findings``: every contradiction and doubt, with its permalink."""
+    scanner_versions: tuple[str, ...] = ()
+    """the scanner versions the repositories were read by (``report.json``; empty in a report saved
+    before it said)."""
 
 
-TABLES = tuple(f.name for f in fields(PopulationData) if f.name != "manifest")
+TABLES = tuple(f.name for f in fields(PopulationData) if f.name not in ("manifest", "scanner_versions"))
 #: the frames only a population with package captures has (``census probe-registry``)
 RUNTIME_TABLES = tuple(name for name in TABLES if name.startswith("runtime_"))
 #: the frames only a population with a stored timeline has (``census timeline``)

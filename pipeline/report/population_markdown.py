@@ -54,7 +54,10 @@ def _intro(data: PopulationData) -> str:
     scanned = repositories - _count(data.coverage_summary, "reason", "not-scanned", "repositories")
     named = _count(data.coverage_summary, "reason", "server-tools", "repositories")
     tools = int(data.servers["server_tools"].sum()) if data.servers.height else 0
-    return (f"{repositories} repositories, {scanned} read at their pinned commits: {named} define MCP server "
+    versions = data.scanner_versions
+    by = (f" by scanner version {versions[0]}" if len(versions) == 1 else
+          f" by scanner versions {', '.join(versions)}" if versions else "")
+    return (f"{repositories} repositories, {scanned} read at their pinned commits{by}: {named} define MCP server "
             f"tools the detector names, {data.servers.height - named} more only register tools it cannot name; "
             f"{tools} server tool definitions in all. Every number below comes from `pipeline.analysis.stats` over the "
             "census database; the frames are in `data/` as Parquet, and `census report` rebuilds this page "

@@ -4,6 +4,7 @@ its data."""
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from pathlib import Path
@@ -20,6 +21,7 @@ from pipeline.errors import ManifestError
 from pipeline.report import census as report
 from pipeline.report import population as report_population
 from pipeline.report.timeline_plots import CHART as TIMELINE_CHART
+from pipeline.scan import SCANNER_VERSION
 
 COMMITTED = Path(__file__).resolve().parents[2] / "reports" / "registry-seed-2025-05"
 CHARTS = ("coverage-by-sdk.png", "servers-by-annotated-share.png", "hints-declared.png")
@@ -65,7 +67,10 @@ def with_timeline(written: Path) -> Path:
 
 def test_the_page_says_what_the_frames_hold(written: Path) -> None:
     text = (written / "README.md").read_text(encoding="utf-8")
-    assert text.startswith("# Census report: population\n\n12 repositories, 11 read at their pinned commits: 1 define")
+    assert text.startswith("# Census report: population\n\n12 repositories, 11 read at their pinned commits by "
+                           f"scanner version {SCANNER_VERSION}: 1 define")
+    meta = json.loads((written / "data" / "report.json").read_text(encoding="utf-8"))
+    assert meta["scanner_versions"] == [SCANNER_VERSION]  # the page and its data say which scanner read the trees
     assert "| server-tools | 1 |" in text
     assert "| not-a-server | 5 |" in text
     assert "| server-elsewhere | 2 |" in text
@@ -167,6 +172,17 @@ def test_the_committed_registry_report_is_what_the_code_makes_of_its_data(tmp_pa
     assert "Its hand audit (`audit/`: 40 repositories drawn at random" in text
     assert "/tmp/" not in text
     assert "/work/" not in text
+
+
+def test_the_committed_registry_report_is_the_whole_seed_at_this_scanner() -> None:
+    meta = json.loads((COMMITTED / "data" / "report.json").read_text(encoding="utf-8"))
+    assert meta["scanner_versions"] == [SCANNER_VERSION]  # rebuilt when the detector changes
+    summary = dict(pl.read_parquet(COMMITTED / "data" / "coverage_summary.parquet").iter_rows())
+    assert sum(summary.values()) - summary["not-scanned"] >= 450  # the census: every fetchable repository
+    walked = dict(pl.read_parquet(COMMITTED / "data" / "timeline_coverage.parquet").iter_rows())
+    assert walked["walked"] >= 450  # and its timeline
+    text = (COMMITTED / "README.md").read_text(encoding="utf-8")
+    assert f"read at their pinned commits by scanner version {SCANNER_VERSION}:" in text
 
 
 def _rebuilt(name: str, tmp_path: Path) -> str:
