@@ -44,7 +44,8 @@ def arguments(parser: argparse.ArgumentParser) -> None:
                metavar="DIR", help="a folder of local git mirrors (DIR/OWNER/NAME.git or DIR/OWNER/NAME); an entry's "
                                    "own source folder is read first")
     env_option(parser, "--git-url", ENV["git_url"], default=DEFAULT_GIT_URL, metavar="URL",
-               help="the git host a history no local clone holds is fetched from (commits only)")
+               help="the git host a history no local clone holds is fetched from (commits and trees, then the files "
+                    "of the trees scanned)")
     env_option(parser, "--cache", ENV["cache_dir"], default=DEFAULT_CACHE, type=Path, dest="cache_dir",
                metavar="DIR", help="the cache of fetched histories (DIR/histories) and archives")
     parser.add_argument("--offline", action="store_true", default=None,

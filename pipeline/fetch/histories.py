@@ -121,8 +121,11 @@ def _retrying(settings: Settings, repo: str, args: list[str], cwd: Path, given: 
     """Run ``git ARGS`` against the host (``given`` on its input), again after a transient failure (module doc)."""
     pause = settings.backoff_seconds
     for attempt in range(1, max(1, settings.attempts) + 1):
-        done = subprocess.run(["git", *_CONFIG, *args], cwd=cwd, input=given.encode(), capture_output=True,
-                              check=False, env=_env(), timeout=max(settings.timeout_seconds * 20, 600))
+        try:
+            done = subprocess.run(["git", *_CONFIG, *args], cwd=cwd, input=given.encode(), capture_output=True,
+                                  check=False, env=_env(), timeout=max(settings.timeout_seconds * 20, 600))
+        except subprocess.TimeoutExpired:  # a host that stalls: as a cut connection
+            done = subprocess.CompletedProcess(args, 1, b"", b"Operation timed out")
         if done.returncode == 0:
             return
         said = settings.redact(done.stderr.decode("utf-8", "replace").strip())
