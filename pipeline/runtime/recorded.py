@@ -73,6 +73,8 @@ def recorded(catalog: Path) -> dict[str, Record]:
             before = since.get(package)
             if before is None or before[1] != tools or before[0] != server:
                 since[package] = (server, tools, commit, int(stamp))
+        for gone in set(since) - kept:  # a list dropped, then recorded again, dates from its return
+            del since[gone]
     return {server: Record(server, package, tools, commit, datetime.fromtimestamp(stamp, UTC))
             for package, (server, tools, commit, stamp) in sorted(since.items()) if package in kept}
 

@@ -83,6 +83,14 @@ def test_each_list_is_dated_by_the_commit_from_which_it_stayed(clone: Path) -> N
         [p.server for _, p, _ in captures(clone, sample=1, seed=3)[1]]  # the same seed, the same draw
 
 
+def test_a_list_dropped_and_recorded_again_dates_from_its_return(clone: Path) -> None:
+    listed = ["add_note", "list_notes", "export_notes", "search_notes"]
+    commit(clone, {"indexes/packages-list.json": index(**{"acme-other": ["summon_dragon"]})}, 12)
+    commit(clone, {"indexes/packages-list.json": index(**{"acme-notes": listed, "acme-other": ["summon_dragon"]})},
+           15)
+    assert recorded(clone)["tools/notes"].recorded_at_utc == datetime.fromtimestamp(START + 15 * DAY, UTC)
+
+
 def test_a_bare_clone_reads_as_a_work_tree_does(clone: Path, tmp_path: Path) -> None:
     bare = tmp_path / "bare.git"
     subprocess.run(["git", "clone", "-q", "--bare", str(clone), str(bare)], check=True)
