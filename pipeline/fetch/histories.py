@@ -33,6 +33,7 @@ import time
 from pathlib import Path
 
 from pipeline.errors import NotFoundError, SourceError
+from pipeline.fetch.mirror_history import MirrorHistory
 from pipeline.settings import Settings
 
 #: the cache's folders of fetched histories: commits only (``census timeline``), and whole (``census
@@ -110,11 +111,8 @@ def fetch_files(place: Path, repo: str, commits: list[str], settings: Settings) 
 
 
 def _holds(place: Path, commit: str | None) -> bool:
-    if commit is None:
-        return False  # an unpinned entry: the branch may have moved, fetch it
-    done = subprocess.run(["git", "-C", str(place), "cat-file", "-e", f"{commit}^{{commit}}"],
-                          capture_output=True, check=False, env=_env())
-    return done.returncode == 0
+    """Whether the clone holds ``commit`` (never for an unpinned entry: its branch may have moved)."""
+    return commit is not None and MirrorHistory(place).has(commit)
 
 
 def _retrying(settings: Settings, repo: str, args: list[str], cwd: Path, given: str = "") -> None:
