@@ -46,8 +46,8 @@ paired AS (
     SELECT c.*, s.commit, n.committed_at_utc,
            date_diff('day', n.committed_at_utc, c.package_released_at_utc) AS released_minus_commit_days,
            CASE WHEN b.commit = s.commit THEN b.rule END AS rule,
-           CASE WHEN b.commit = s.commit AND b.names_sent > 0 THEN b.names_in_tree / b.names_sent END
-               AS names_in_tree,
+           CASE WHEN b.commit = s.commit AND b.names_sent > 0
+                THEN (b.names_sent - len(b.names_absent)) / b.names_sent END AS names_in_tree,
            CASE WHEN b.commit = s.commit AND b.names_sent > 0 THEN b.names_absent END AS names_absent
     FROM captured c
     LEFT JOIN (SELECT DISTINCT repo, commit FROM scope WHERE status = 'scanned') s ON s.repo = c.repo

@@ -14,8 +14,7 @@ from pipeline.store.timestamps import naive_utc
 
 #: the columns :func:`save` writes, in order
 COLUMNS = ("server", "registry", "package", "version", "released_at_utc", "repo", "subfolder", "rule", "ref", "commit",
-           "committed_at_utc", "days_apart", "reason", "names_sent", "names_in_tree",
-           "names_absent")
+           "committed_at_utc", "days_apart", "reason", "names_sent", "names_absent")
 #: ``owner/name`` as a package's metadata gives a GitHub repository (``package_metadata.github_repo``)
 REPO = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]*/[A-Za-z0-9._-]+$")
 
@@ -51,7 +50,6 @@ def save(con: duckdb.DuckDBPyConnection, rows: Iterable[BuiltFrom]) -> int:
                naive_utc(r.release.released_at_utc), r.release.repo, r.release.subfolder, r.rule, r.ref, r.commit,
                naive_utc(r.committed_at_utc), r.days_apart, r.reason,
                len(r.release.names) if r.names_absent is not None else None,
-               len(r.release.names) - len(r.names_absent) if r.names_absent is not None else None,
                sorted(r.names_absent) if r.names_absent is not None else None) for r in rows]
     if values:
         con.executemany(f"INSERT OR REPLACE INTO runtime_built_from ({', '.join(COLUMNS)}) "

@@ -88,8 +88,7 @@ TABLES = {
     days_apart DOUBLE,                -- from the commit to the release
     reason VARCHAR NOT NULL,
     names_sent INTEGER,               -- the tool names the capture holds (NULL: not looked for)
-    names_in_tree INTEGER,            -- how many of them occur anywhere in the tree at the commit
-    names_absent VARCHAR[]            -- those that occur nowhere in it
+    names_absent VARCHAR[]            -- those that occur nowhere in the tree at the commit
 """,
 }
 #: the statements that create them
@@ -101,7 +100,7 @@ ADDED = {"runtime_captures": ("package_registry VARCHAR", "package_name VARCHAR"
                               "install_log VARCHAR", "stand_ins VARCHAR[]", "cause VARCHAR", "cause_line VARCHAR",
                               "package_sdk VARCHAR"),
          "runtime_servers": ("subfolder VARCHAR",),
-         "runtime_built_from": ("names_sent INTEGER", "names_in_tree INTEGER", "names_absent VARCHAR[]")}
+         "runtime_built_from": ("names_sent INTEGER", "names_absent VARCHAR[]")}
 CAPTURE_COLUMNS = ("server", "captured_at_utc", "status", "reason", "transport", "command_or_url", "pages", "raw_json",
                    "package_registry", "package_name", "package_requested_version", "package_version",
                    "package_released_at_utc", "package_repository", "install_log", "stand_ins", "cause", "cause_line",

@@ -127,7 +127,7 @@ def test_at_the_commit_a_package_was_built_from_a_disagreement_is_the_detectors(
         writable.execute("""
             INSERT INTO runtime_built_from SELECT c.server, 'npm', c.package_name, c.package_version,
                    c.package_released_at_utc, s.repo, s.subfolder, 'exact-tag', 'v1.0.0', n.commit, n.committed_at_utc,
-                   31, '', NULL, NULL, NULL FROM runtime_captures c JOIN runtime_servers s USING (server)
+                   31, '', NULL, NULL FROM runtime_captures c JOIN runtime_servers s USING (server)
                    JOIN snapshots n ON n.repo = s.repo
             WHERE c.server = 'io.github.acme/multi'""")
         frame = source_vs_wire.detector_vs_runtime(writable, "runtime")
