@@ -9,20 +9,12 @@ from pathlib import Path
 import pytest
 from git_host import GitHost
 from synth import git
-from timeline_world import git as dated
+from timeline_world import commit
 
 from pipeline.errors import NotFoundError, SourceError
 from pipeline.fetch.first_parent import first_parent_line
 from pipeline.fetch.histories import PARTIAL, fetch_history, history_path
 from pipeline.settings import Settings
-
-
-def commit(repo: Path, path: str, text: str, when: str) -> str:
-    (repo / path).parent.mkdir(parents=True, exist_ok=True)
-    (repo / path).write_text(text)
-    git(repo, "add", "-A")
-    dated(repo, when, "commit", "-qm", f"{path} on {when}")
-    return git(repo, "rev-parse", "HEAD").strip()
 
 
 @pytest.fixture
@@ -31,7 +23,7 @@ def served(tmp_path: Path) -> tuple[Path, list[str]]:
     work = tmp_path / "work"
     work.mkdir()
     git(work, "init", "-q", "-b", "main")
-    made = [commit(work, "server.ts", f"version {n}\n", f"2025-0{n}-15T12:00:00+00:00") for n in (1, 2, 3)]
+    made = [commit(work, f"2025-0{n}-15T12:00:00+00:00", {"server.ts": f"version {n}\n".encode()}) for n in (1, 2, 3)]
     root = tmp_path / "host"
     (root / "acme").mkdir(parents=True)
     git(tmp_path, "clone", "-q", "--bare", str(work), str(root / "acme" / "notes.git"))
@@ -75,7 +67,7 @@ def test_a_clone_killed_halfway_starts_again_cleanly_and_an_unpinned_entry_is_br
         assert not left.exists()
         work = tmp_path / "more"
         git(tmp_path, "clone", "-q", str(root / "acme" / "notes.git"), str(work))
-        newer = commit(work, "server.ts", "version 4\n", "2025-04-15T12:00:00+00:00")
+        newer = commit(work, "2025-04-15T12:00:00+00:00", {"server.ts": b"version 4\n"})
         git(work, "push", "-q", "origin", "main")
         fetch_history("acme/notes", None, settings)  # unpinned: the branch moved
         assert first_parent_line(place, "HEAD")[0].commit == newer  # the branch the clone keeps moved too

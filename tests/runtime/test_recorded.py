@@ -13,7 +13,7 @@ from pathlib import Path
 import duckdb
 import pytest
 from synth import git
-from timeline_world import git as dated
+from timeline_world import commit as dated_commit
 
 from pipeline.analysis import runtime, source_vs_wire
 from pipeline.cli.main import main
@@ -26,12 +26,8 @@ DAY, START = 86400, 1_735_689_600  # 2025-01-01
 
 
 def commit(repo: Path, files: dict[str, str], day: int) -> str:
-    for path, text in files.items():
-        (repo / path).parent.mkdir(parents=True, exist_ok=True)
-        (repo / path).write_text(text)
-    git(repo, "add", "-A")
-    dated(repo, f"@{START + day * DAY} +0000", "commit", "-qm", f"day {day}")
-    return git(repo, "rev-parse", "HEAD").strip()
+    """``timeline_world.commit`` of ``files`` (text) dated ``day`` days after 2025-01-01."""
+    return dated_commit(repo, f"@{START + day * DAY} +0000", {path: text.encode() for path, text in files.items()})
 
 
 def index(**tools: Sequence[str]) -> str:
