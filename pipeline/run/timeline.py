@@ -172,7 +172,7 @@ class Timeline:
 
     def _fetch_histories(self) -> None:
         """The history of every entry no local clone holds, fetched (``histories.fetch_all``)."""
-        wanted = [e for e in self.manifest.repos if e.source is None and self._local(e) is None]
+        wanted = [e for e in self.manifest.repos if self._local(e) is None]
         if not self.settings.offline and wanted:
             self._fetched = fetch_all(wanted, self.settings, self.observer, self.history_jobs)
 
